@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The project's task runner: bootstraps the toolchain (scripts/bootstrap.sh), then runs a task.
+# Both `npm <task>` with any Node and `pnpm <task>` land here, so the Quick start works on a
+# machine that has only an old Node and npm.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+cd "$AW_ROOT"
+export PATH="$AW_ROOT/node_modules/.bin:$PATH"
+
+task="${1:-}"; shift || true
+case "$task" in
+  test)      exec vitest run "$@" ;;
+  test:unit) exec vitest run --project unit "$@" ;;
+  test:int)  exec vitest run --project int "$@" ;;
+  lint)      exec biome check "$@" . ;;
+  format)    exec biome format --write "$@" . ;;
+  typecheck) exec tsc -p tsconfig.json --noEmit "$@" ;;
+  bench)     exec node bench/src/main.ts "$@" ;;
+  start)     exec node scripts/start.ts "$@" ;;
+  migrate)   exec node libs/store/src/cli.ts "$@" ;;
+  node)      exec node "$@" ;;
+  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|node [args]" >&2; exit 2 ;;
+esac
