@@ -1,0 +1,2 @@
+export * from './event-types.ts';
+export * from './subjects.ts';

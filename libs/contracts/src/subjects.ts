@@ -1,0 +1,116 @@
+/**
+ * Subject, stream and bucket names of DESIGN.md, all derived from one configurable prefix
+ * (`aw` by default) so that test files and tenants are isolated from each other.
+ */
+export const DEFAULT_PREFIX = 'aw';
+
+/** Names derived from one prefix. Streams and buckets get an upper/lower-cased prefix. */
+export interface Names {
+  readonly prefix: string;
+  /** Stream holding every session event: subjects `<prefix>.session.*.>`. */
+  readonly eventsStream: string;
+  /** Work-queue stream of persistence commands: subjects `<prefix>.persist.*`. */
+  readonly commandsStream: string;
+  /** KV bucket of session leases (R13). */
+  readonly leaseBucket: string;
+  /** Non-transient events of one session. */
+  eventSubject(sessionId: string): string;
+  /** Transient events (R3.3) of one turn of one session. */
+  transientSubject(sessionId: string, turnId: string): string;
+  /** Filter matching every event subject of one session. */
+  sessionFilter(sessionId: string): string;
+  /** Filter matching every session's non-transient events. */
+  readonly allEventsFilter: string;
+  /** Filter matching every subject of the events stream. */
+  readonly eventsStreamSubject: string;
+  /** Persistence commands of one session. */
+  commandSubject(sessionId: string): string;
+  /** Filter matching every persistence command. */
+  readonly allCommandsFilter: string;
+  /** Commit confirmations of one session's persistence commands. */
+  confirmSubject(sessionId: string): string;
+  /** Dead-letter subject of one consumer; the reason travels in headers. */
+  deadLetterSubject(consumer: string): string;
+  /** Title generation requests (service, queue group). */
+  readonly titlesGenerate: string;
+  /** Projection queries (service, queue group). */
+  readonly projectionGet: string;
+  /** Claim and load a session (service, queue group). */
+  readonly runtimeOpen: string;
+  /** An operation on a resident session, answered by its owner. */
+  runtimeOp(sessionId: string, op: string): string;
+}
+
+const TOKEN = /^[A-Za-z0-9_-]+$/;
+
+/** Throws when `value` cannot be one token of a NATS subject. */
+export function assertSubjectToken(what: string, value: string): void {
+  if (!TOKEN.test(value)) {
+    throw new TypeError(
+      `${what} must be a non-empty subject token of letters, digits, '-' or '_': ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+/** Builds every name of DESIGN.md's "Subjects, streams, buckets" from one prefix. */
+export function names(prefix: string = DEFAULT_PREFIX): Names {
+  assertSubjectToken('prefix', prefix);
+  const up = prefix.toUpperCase().replaceAll('-', '_');
+  const low = prefix.toLowerCase().replaceAll('-', '_');
+  const sid = (s: string) => {
+    assertSubjectToken('sessionId', s);
+    return s;
+  };
+  return {
+    prefix,
+    eventsStream: `${up}_EVENTS`,
+    commandsStream: `${up}_COMMANDS`,
+    leaseBucket: `${low}_leases`,
+    eventSubject: (s) => `${prefix}.session.${sid(s)}.ev`,
+    transientSubject: (s, t) => {
+      assertSubjectToken('turnId', t);
+      return `${prefix}.session.${sid(s)}.tx.${t}`;
+    },
+    sessionFilter: (s) => `${prefix}.session.${sid(s)}.>`,
+    allEventsFilter: `${prefix}.session.*.ev`,
+    eventsStreamSubject: `${prefix}.session.*.>`,
+    commandSubject: (s) => `${prefix}.persist.${sid(s)}`,
+    allCommandsFilter: `${prefix}.persist.*`,
+    confirmSubject: (s) => `${prefix}.confirm.${sid(s)}`,
+    deadLetterSubject: (consumer) => {
+      assertSubjectToken('consumer', consumer);
+      return `${prefix}.dlq.${consumer}`;
+    },
+    titlesGenerate: `${prefix}.titles.generate`,
+    projectionGet: `${prefix}.projection.get`,
+    runtimeOpen: `${prefix}.rt.open`,
+    runtimeOp: (s, op) => {
+      assertSubjectToken('op', op);
+      return `${prefix}.rt.${sid(s)}.${op}`;
+    },
+  };
+}
+
+/** Header names carried on bus messages. */
+export const HEADERS = {
+  /** JetStream de-duplication id: the event or command id. */
+  msgId: 'Nats-Msg-Id',
+  /** The event's per-session sequence number (R2.2). */
+  sequence: 'Aw-Seq',
+  /**
+   * Sequence number of the session's previous non-transient event (0 for the first), so
+   * that a consumer of `ev` subjects can tell an evicted transient hole from a real gap.
+   */
+  previousDurableSequence: 'Aw-Prev-Seq',
+  /** The event type, so consumers can skip types without parsing the body. */
+  eventType: 'Aw-Type',
+  /** W3C trace context. */
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
+  /** Why a message was dead-lettered. */
+  deadLetterReason: 'Aw-Dlq-Reason',
+  /** Error code of a dead-lettered message. */
+  deadLetterCode: 'Aw-Dlq-Code',
+  /** Subject the dead-lettered message was first published on. */
+  deadLetterSubject: 'Aw-Dlq-Subject',
+} as const;

@@ -1,0 +1,1 @@
+export { createTestEnvironment, type TestEnvironment } from './environment.ts';
