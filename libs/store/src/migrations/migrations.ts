@@ -1,0 +1,17 @@
+import type { Migration, MigrationProvider } from 'kysely/migration';
+import { initialMigration } from './0001-initial.ts';
+
+/**
+ * Every migration, keyed by a name that sorts in application order. Append only: a
+ * published migration is never edited, a change is a new entry.
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
+  '0001-initial': initialMigration,
+};
+
+/** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */
+export const inCodeMigrationProvider: MigrationProvider = {
+  async getMigrations() {
+    return { ...MIGRATIONS };
+  },
+};

@@ -1,0 +1,171 @@
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+/**
+ * A JSONB column. Written as a JSON string (`JSON.stringify`, so that arrays and strings
+ * are stored as JSON rather than as Postgres arrays or text), read back as parsed JSON.
+ */
+export type Json = ColumnType<unknown, string, string>;
+
+/** A JSONB column that may be null. */
+export type NullableJson = ColumnType<unknown | null, string | null, string | null>;
+
+/**
+ * A `bigint` column. `pg` returns int8 as a string unless told otherwise; {@link createDatabase}
+ * installs a parser so these read back as numbers (sequence numbers and versions stay far
+ * below 2^53).
+ */
+export type BigIntColumn = ColumnType<number, number, number>;
+
+/** A nullable `bigint` column. */
+export type NullableBigInt = ColumnType<number | null, number | null, number | null>;
+
+/** A `timestamptz` column: read as `Date`, written as `Date` or ISO string. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+
+/** A nullable `timestamptz` column. */
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>;
+
+/**
+ * `sessions`: one row per persisted session (R13.2: born lazily, on the first write).
+ *
+ * A row whose `created_at` is null is a stub: a durable event (R6) advanced
+ * `last_sequence` before the `ensure_session` command arrived; `ensure_session` fills it in.
+ */
+export interface SessionsTable {
+  id: string;
+  parent_id: string | null;
+  task_type: string | null;
+  title: string | null;
+  /** R9.1: `default` | `first_input` | `generated` | `custom`. */
+  title_source: string | null;
+  first_input: string | null;
+  /** R9.9: once the first question is edited (or rewound away) no generated title applies. */
+  first_input_edited: Generated<boolean>;
+  cwd: string | null;
+  root: string | null;
+  archived: Generated<boolean>;
+  /** Extra session metadata, additive. */
+  data: ColumnType<unknown, string | undefined, string>;
+  created_at: NullableTimestamp;
+  updated_at: NullableTimestamp;
+  /** DESIGN invariant: durable high-water mark of the session's event sequence numbers. */
+  last_sequence: Generated<BigIntColumn>;
+}
+
+/** `messages` (R7, R16.4): `data` holds the full message; `version` orders rewrites. */
+export interface MessagesTable {
+  id: string;
+  session_id: string;
+  /** `user` | `assistant`. */
+  role: string;
+  data: Json;
+  /** A write applies only when its version is greater than the stored one. */
+  version: BigIntColumn;
+  created_at: Timestamp;
+}
+
+/** `parts` (R7.2, R7.5): `status` and `status_rank` are set for tool parts only. */
+export interface PartsTable {
+  id: string;
+  message_id: string;
+  session_id: string;
+  type: string;
+  /** Tool parts: `pending` | `running` | `completed` | `error`. */
+  status: string | null;
+  /** pending 0, running 1, completed/error 2; non-tool parts 0. Forward-only (R7.5). */
+  status_rank: number;
+  data: Json;
+  version: BigIntColumn;
+}
+
+/**
+ * `session_entries` (R6, R16.4). Unkeyed entries use the producing event's id as `id`;
+ * keyed entries (the auto-resolution entry, keyed by interaction id) use a deterministic id
+ * derived from session, type and key, and keep the newest event's data.
+ */
+export interface SessionEntriesTable {
+  id: string;
+  session_id: string;
+  type: string;
+  key: string | null;
+  event_id: string;
+  sequence: BigIntColumn;
+  data: Json;
+  created_at: Timestamp;
+}
+
+/**
+ * `session_inputs`: the input ledger of R14.1. Terminal statuses (`promoted`,
+ * `cancelled`, `discarded`, `failed`) never change (R14.2).
+ *
+ * Every field set by a later event may arrive before the admission itself (events and
+ * commands travel on different streams), so admission fields are nullable until
+ * `turn_steer_queued` lands; see docs/decisions/0031.
+ */
+export interface SessionInputsTable {
+  id: string;
+  session_id: string;
+  kind: string | null;
+  /** `startNow` | `guide` | `queue`. */
+  delivery: string | null;
+  /** Sequence of the event that last set `delivery` (newer wins). */
+  delivery_seq: NullableBigInt;
+  payload: NullableJson;
+  admitted_seq: NullableBigInt;
+  /** Ordering position in the queue; the admission sequence unless reordered. */
+  position: NullableBigInt;
+  promoted_seq: NullableBigInt;
+  message_id: string | null;
+  /** `admitted` | `promoted` | `cancelled` | `discarded` | `failed`. */
+  status: string;
+  status_reason: string | null;
+  /** Sequence of the event that closed the row, when an event did. */
+  status_seq: NullableBigInt;
+  admitted_at: NullableTimestamp;
+  settled_at: NullableTimestamp;
+}
+
+/** `session_projections` (R10, DESIGN flow 3): compare-and-set on `last_sequence`. */
+export interface SessionProjectionsTable {
+  session_id: string;
+  projection: Json;
+  last_sequence: BigIntColumn;
+  updated_at: Generated<Timestamp>;
+}
+
+/** `processed_messages`: one row per applied event or command id (redelivery is a no-op). */
+export interface ProcessedMessagesTable {
+  scope: string;
+  id: string;
+  processed_at: Generated<Timestamp>;
+}
+
+/** The store's database, as Kysely sees it. */
+export interface Database {
+  sessions: SessionsTable;
+  messages: MessagesTable;
+  parts: PartsTable;
+  session_entries: SessionEntriesTable;
+  session_inputs: SessionInputsTable;
+  session_projections: SessionProjectionsTable;
+  processed_messages: ProcessedMessagesTable;
+}
+
+/** A `sessions` row as read. */
+export type SessionRow = Selectable<SessionsTable>;
+/** A `messages` row as read. */
+export type MessageRow = Selectable<MessagesTable>;
+/** A `parts` row as read. */
+export type PartRow = Selectable<PartsTable>;
+/** A `session_entries` row as read. */
+export type SessionEntryRow = Selectable<SessionEntriesTable>;
+/** A `session_inputs` (ledger) row as read. */
+export type SessionInputRow = Selectable<SessionInputsTable>;
+/** A `session_projections` row as read. */
+export type SessionProjectionRow = Selectable<SessionProjectionsTable>;
+/** A `sessions` row as inserted. */
+export type NewSession = Insertable<SessionsTable>;
