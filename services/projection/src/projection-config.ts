@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/**
+ * The projection service's environment (DESIGN.md "Processes": zod-validated). Defaults suit
+ * a developer machine with the servers of the README's Quick start.
+ */
+export const ProjectionConfig = z.object({
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  DATABASE_URL: z.string().min(1).default('postgres://postgres@127.0.0.1:5432/postgres'),
+  /** Subject prefix (DESIGN.md "Names"). */
+  AW_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('aw'),
+  /** Port of `/healthz`, `/readyz`, `/metrics` and the projection routes; 0 = ephemeral. */
+  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8083),
+  /** Durable consumer name shared by all competing instances. */
+  PROJECTION_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('projection'),
+  /** Identifies this instance in logs and metrics. */
+  INSTANCE_ID: z.string().min(1).default(`projection-${process.pid}`),
+  /** Deliveries the consumer may hold unacked across all instances (JetStream max_ack_pending). */
+  MAX_ACK_PENDING: z.coerce.number().int().min(1).default(20_000),
+  /** How long the broker waits for an ack before redelivering (ms). */
+  ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** How long an instance holds an out-of-order event before naking it (ms); < ACK_WAIT_MS. */
+  HOLD_MS: z.coerce.number().int().min(10).default(10_000),
+  /** Delay of a nak for an event still waiting for its predecessor (ms). */
+  GAP_NAK_DELAY_MS: z.coerce.number().int().min(0).default(1_000),
+  /** How often held sessions re-read their stored row to see other instances' progress (ms). */
+  RECHECK_MS: z.coerce.number().int().min(5).default(100),
+  /** A session waiting longer than this is reported stuck in metrics and logs (ms). */
+  STUCK_AFTER_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Deliveries of an event that keeps failing for a retryable reason before dead-lettering. */
+  MAX_DELIVER: z.coerce.number().int().min(1).default(10),
+  /** Sessions applied and written concurrently by one instance. */
+  CONCURRENCY: z.coerce.number().int().min(1).default(8),
+  /** Postgres pool size. */
+  DB_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /** Sessions written per transaction by a rebuild. */
+  REBUILD_BATCH_SESSIONS: z.coerce.number().int().min(1).default(200),
+});
+/** Parsed {@link ProjectionConfig}. */
+export type ProjectionConfig = z.infer<typeof ProjectionConfig>;
