@@ -1,0 +1,166 @@
+import { ModelConfigError } from './model-error.ts';
+import type {
+  ModelMessage,
+  ModelProvider,
+  ModelRequest,
+  ModelStreamPart,
+  ModelUsage,
+} from './model-provider.ts';
+import {
+  SCRIPTED_SCENARIOS,
+  type ScriptedItem,
+  type ScriptedScenario,
+  type ScriptedStep,
+} from './scripted-scenarios.ts';
+
+/** Options of {@link createScriptedProvider}. */
+export interface ScriptedProviderOptions {
+  /** Scenario used when the prompt names none (default `streamed_text`). */
+  readonly defaultScenario?: string;
+  /** Extra or replacing scenarios, merged over the built-in ones. */
+  readonly scenarios?: Readonly<Record<string, ScriptedScenario>>;
+  /** Overrides every scenario's chunk delay (e.g. 0 in fast tests). */
+  readonly chunkDelayMs?: number;
+  readonly providerId?: string;
+  readonly modelId?: string;
+}
+
+const DIRECTIVE = /\[scenario:([A-Za-z0-9_-]+)\]/;
+
+/** The scenario a `[scenario:<name>]` directive in `text` names, if any. */
+export function scenarioDirective(text: string): string | undefined {
+  return DIRECTIVE.exec(text)?.[1];
+}
+
+/**
+ * A deterministic model for tests and demos (issue 6). It is stateless: the scenario comes
+ * from the last user message's directive (or the default), and the step from the number of
+ * assistant messages after that user message, so the same request always streams the
+ * same parts. Tool call ids derive from the request length, unique within a session.
+ */
+export function createScriptedProvider(options: ScriptedProviderOptions = {}): ModelProvider {
+  const scenarios: Readonly<Record<string, ScriptedScenario>> = {
+    ...SCRIPTED_SCENARIOS,
+    ...options.scenarios,
+  };
+  const defaultName = options.defaultScenario ?? 'streamed_text';
+  if (scenarios[defaultName] === undefined) {
+    throw new ModelConfigError(`unknown default scenario ${JSON.stringify(defaultName)}`);
+  }
+  return {
+    providerId: options.providerId ?? 'scripted',
+    modelId: options.modelId ?? 'scripted-1',
+    stream(request, signal) {
+      const { scenario, step } = selectStep(request, scenarios, defaultName);
+      const delay = options.chunkDelayMs ?? scenario.chunkDelayMs ?? 0;
+      return streamStep(step, request, delay, signal);
+    },
+  };
+}
+
+function selectStep(
+  request: ModelRequest,
+  scenarios: Readonly<Record<string, ScriptedScenario>>,
+  defaultName: string,
+): { scenario: ScriptedScenario; step: ScriptedStep } {
+  const lastUser = findLastIndex(request.messages, (m) => m.role === 'user');
+  const userText = lastUser >= 0 ? (request.messages[lastUser]?.content ?? '') : '';
+  const name = scenarioDirective(userText) ?? defaultName;
+  const scenario = scenarios[name];
+  if (scenario === undefined) {
+    const failure: ScriptedStep = {
+      items: [
+        {
+          type: 'error',
+          error: {
+            message: `unknown scenario ${name}`,
+            code: 'unknown_scenario',
+            retryable: false,
+          },
+        },
+      ],
+    };
+    return { scenario: { steps: [failure] }, step: failure };
+  }
+  const index = request.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
+  const step = scenario.steps[Math.min(index, scenario.steps.length - 1)] ?? { items: [] };
+  return { scenario, step };
+}
+
+async function* streamStep(
+  step: ScriptedStep,
+  request: ModelRequest,
+  delayMs: number,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<ModelStreamPart> {
+  let output = 0;
+  let calls = 0;
+  for (const item of step.items) {
+    for (const part of expand(item, request.messages.length, calls)) {
+      if (delayMs > 0) await sleep(delayMs, signal);
+      if (signal?.aborted) return;
+      if (part.type === 'text-delta' || part.type === 'reasoning-delta') output += part.text.length;
+      if (part.type === 'tool-call') calls += 1;
+      yield part;
+      if (part.type === 'error') return;
+    }
+  }
+  const finishReason = step.finishReason ?? (calls > 0 ? 'tool-calls' : 'stop');
+  yield { type: 'finish', finishReason, usage: usageOf(request.messages, output) };
+}
+
+function expand(item: ScriptedItem, messageCount: number, callIndex: number): ModelStreamPart[] {
+  switch (item.type) {
+    case 'text':
+    case 'reasoning': {
+      const type = item.type === 'text' ? 'text-delta' : 'reasoning-delta';
+      return (item.text.match(/\S+\s*|\s+/g) ?? []).map((text) => ({ type, text }));
+    }
+    case 'tool-call':
+      return [
+        {
+          type: 'tool-call',
+          toolCallId: `call_${messageCount}_${callIndex}`,
+          toolName: item.toolName,
+          input: item.input,
+        },
+      ];
+    case 'error':
+      return [{ type: 'error', error: item.error }];
+    default: {
+      const never: never = item;
+      return never;
+    }
+  }
+}
+
+/** Deterministic usage: about four characters per token. */
+function usageOf(messages: readonly ModelMessage[], outputChars: number): ModelUsage {
+  const inputChars = messages.reduce(
+    (sum, m) => sum + m.content.length + JSON.stringify(m.toolCalls ?? []).length,
+    0,
+  );
+  const inputTokens = Math.ceil(inputChars / 4);
+  const outputTokens = Math.ceil(outputChars / 4);
+  return { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens };
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) {
+    const item = items[i];
+    if (item !== undefined && predicate(item)) return i;
+  }
+  return -1;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

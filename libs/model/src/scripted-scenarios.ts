@@ -1,0 +1,115 @@
+import type { ModelFailure, ModelFinishReason } from './model-provider.ts';
+
+/** One scripted output item; text and reasoning are streamed word by word. */
+export type ScriptedItem =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'reasoning'; readonly text: string }
+  | { readonly type: 'tool-call'; readonly toolName: string; readonly input: unknown }
+  | { readonly type: 'error'; readonly error: ModelFailure };
+
+/** One scripted model step. */
+export interface ScriptedStep {
+  readonly items: readonly ScriptedItem[];
+  /** Defaults to `tool-calls` when the step has tool calls, else `stop`. */
+  readonly finishReason?: ModelFinishReason;
+}
+
+/** A named, deterministic conversation script: step N answers the Nth model call of a turn. */
+export interface ScriptedScenario {
+  readonly steps: readonly ScriptedStep[];
+  /** Delay before each streamed part, in milliseconds (0 by default). */
+  readonly chunkDelayMs?: number;
+}
+
+/** The content `two_tools` writes with `write_file`, exported for tests. */
+export const TWO_TOOLS_WRITTEN = 'hello from agentwire\n';
+
+const longText = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+
+/**
+ * The built-in scenarios of the scripted provider (issue 6: streamed text, reasoning, tool
+ * calls, errors). A prompt selects one with a `[scenario:<name>]` directive; otherwise the
+ * provider's default applies.
+ */
+export const SCRIPTED_SCENARIOS = {
+  streamed_text: {
+    steps: [{ items: [{ type: 'text', text: 'Hello from the scripted model.' }] }],
+  },
+  two_tools: {
+    steps: [
+      {
+        items: [
+          { type: 'text', text: 'Let me look at the workspace.' },
+          { type: 'tool-call', toolName: 'read_file', input: { path: 'README.md' } },
+          {
+            type: 'tool-call',
+            toolName: 'write_file',
+            input: { path: 'notes.txt', content: TWO_TOOLS_WRITTEN },
+          },
+        ],
+      },
+      { items: [{ type: 'text', text: 'Done: read README.md and wrote notes.txt.' }] },
+    ],
+  },
+  reasoning: {
+    steps: [
+      {
+        items: [
+          { type: 'reasoning', text: 'The user wants a short answer.' },
+          { type: 'text', text: 'Here is a short answer.' },
+        ],
+      },
+    ],
+  },
+  model_error: {
+    steps: [
+      {
+        items: [
+          { type: 'text', text: 'Starting' },
+          {
+            type: 'error',
+            error: {
+              message: 'scripted provider outage',
+              code: 'provider_unavailable',
+              retryable: true,
+              statusCode: 503,
+            },
+          },
+        ],
+      },
+    ],
+  },
+  run_command: {
+    steps: [
+      {
+        items: [
+          { type: 'tool-call', toolName: 'run_command', input: { command: 'echo scripted' } },
+        ],
+      },
+      { items: [{ type: 'text', text: 'The command ran.' }] },
+    ],
+  },
+  outside_path: {
+    steps: [
+      {
+        items: [
+          { type: 'tool-call', toolName: 'read_file', input: { path: '../../../etc/passwd' } },
+        ],
+      },
+      { items: [{ type: 'text', text: 'That path is not allowed.' }] },
+    ],
+  },
+  empty_tool_name: {
+    steps: [
+      { items: [{ type: 'tool-call', toolName: '', input: {} }] },
+      { items: [{ type: 'text', text: 'Recovered.' }] },
+    ],
+  },
+  slow_text: {
+    chunkDelayMs: 50,
+    steps: [{ items: [{ type: 'text', text: longText }] }],
+  },
+} as const satisfies Record<string, ScriptedScenario>;
+
+/** Names of the built-in scenarios. */
+export type ScriptedScenarioName = keyof typeof SCRIPTED_SCENARIOS;
