@@ -1,0 +1,68 @@
+/** Payload schemas of the background task and workflow events (SPEC.md R4, R16.2). */
+import { z } from 'zod';
+import { Count, EpochMs } from './common.ts';
+
+/** Status of a background task (R16.2). */
+export const BackgroundTaskStatus = z.enum([
+  'running',
+  'completed',
+  'failed',
+  'timed_out',
+  'cancelled',
+  'spawn_error',
+  'lost',
+]);
+/** Status of a background task. */
+export type BackgroundTaskStatus = z.infer<typeof BackgroundTaskStatus>;
+
+/** Terminal statuses: every status but `running` (R16.2: completed is never running). */
+export const BackgroundTaskTerminalStatus = BackgroundTaskStatus.exclude(['running']);
+/** A terminal background task status. */
+export type BackgroundTaskTerminalStatus = z.infer<typeof BackgroundTaskTerminalStatus>;
+
+const taskFields = {
+  taskId: z.string(),
+  taskKind: z.enum(['bash', 'subagent', 'workflow']).optional(),
+  toolCallId: z.string().optional(),
+  command: z.string().optional(),
+  description: z.string().optional(),
+  startedAt: EpochMs.optional(),
+  completedAt: EpochMs.optional(),
+};
+
+/** `background_task_started` (R16.2): status is always `running`. */
+export const BackgroundTaskStartedPayload = z.object({
+  ...taskFields,
+  status: z.literal('running'),
+});
+/** Payload of `background_task_started`. */
+export type BackgroundTaskStartedPayload = z.infer<typeof BackgroundTaskStartedPayload>;
+
+/** `background_task_updated` (R16.2): any status. */
+export const BackgroundTaskUpdatedPayload = z.object({
+  ...taskFields,
+  status: BackgroundTaskStatus,
+});
+/** Payload of `background_task_updated`. */
+export type BackgroundTaskUpdatedPayload = z.infer<typeof BackgroundTaskUpdatedPayload>;
+
+/** `background_task_completed` (R16.2): never `running`. */
+export const BackgroundTaskCompletedPayload = z.object({
+  ...taskFields,
+  status: BackgroundTaskTerminalStatus,
+});
+/** Payload of `background_task_completed`. */
+export type BackgroundTaskCompletedPayload = z.infer<typeof BackgroundTaskCompletedPayload>;
+
+/** `dynamic_workflow_run_progress` (ours): progress of a workflow run. */
+export const DynamicWorkflowRunProgressPayload = z.object({
+  runId: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  workflowName: z.string().optional(),
+  step: z.string().optional(),
+  completedSteps: Count.optional(),
+  totalSteps: Count.optional(),
+  message: z.string().optional(),
+});
+/** Payload of `dynamic_workflow_run_progress`. */
+export type DynamicWorkflowRunProgressPayload = z.infer<typeof DynamicWorkflowRunProgressPayload>;

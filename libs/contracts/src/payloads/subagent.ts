@@ -1,0 +1,47 @@
+/** Payload schemas of the three sub-agent events (SPEC.md R4, R16.2). */
+import { z } from 'zod';
+import { Count, DurationMs } from './common.ts';
+
+const subagentFields = {
+  agentId: z.string(),
+  agentType: z.string(),
+  childSessionId: z.string(),
+  description: z.string(),
+  parentToolCallId: z.string(),
+};
+
+/** `subagent_spawned` (R16.2); status values are ours. */
+export const SubagentSpawnedPayload = z.object({
+  ...subagentFields,
+  status: z.enum(['running', 'spawn_error']),
+});
+/** Payload of `subagent_spawned`. */
+export type SubagentSpawnedPayload = z.infer<typeof SubagentSpawnedPayload>;
+
+/** `subagent_message` (R16.2): adds `text`. */
+export const SubagentMessagePayload = z.object({
+  ...subagentFields,
+  status: z.enum(['running', 'completed', 'failed', 'cancelled']),
+  text: z.string(),
+});
+/** Payload of `subagent_message`. */
+export type SubagentMessagePayload = z.infer<typeof SubagentMessagePayload>;
+
+/** Totals of a stopped sub-agent (ours: R16.2 says "totals"). */
+export const SubagentTotals = z.object({
+  tokenCount: Count.optional(),
+  toolCallCount: Count.optional(),
+  turnCount: Count.optional(),
+  durationMs: DurationMs.optional(),
+});
+/** Totals of a stopped sub-agent. */
+export type SubagentTotals = z.infer<typeof SubagentTotals>;
+
+/** `subagent_stopped` (R16.2). */
+export const SubagentStoppedPayload = z.object({
+  ...subagentFields,
+  status: z.enum(['completed', 'failed', 'cancelled']),
+  totals: SubagentTotals.optional(),
+});
+/** Payload of `subagent_stopped`. */
+export type SubagentStoppedPayload = z.infer<typeof SubagentStoppedPayload>;

@@ -1,0 +1,69 @@
+/** Payload schemas of the four turn events (SPEC.md R4, R16.2). */
+import { z } from 'zod';
+import {
+  Attachment,
+  Count,
+  DurationMs,
+  ErrorPayload,
+  ModelUsage,
+  SyntheticSource,
+} from './common.ts';
+
+/** `turn_started` (R16.2); the reducer sets status running and turn count + 1 (R16.3). */
+export const TurnStartedPayload = z.object({
+  turnNumber: Count,
+  input: z.string(),
+  messageId: z.string().optional(),
+  /** The ledger id of the input that started the turn (R14.1). */
+  inputId: z.string().optional(),
+  /** Set when the turn was started by a synthetic notice (R8.1). */
+  inputSource: SyntheticSource.optional(),
+  inputVisibility: z.enum(['user-visible', 'model-only']).optional(),
+  executionKind: z.enum(['agent', 'controlOnly']).optional(),
+  attachments: z.array(Attachment).optional(),
+});
+/** Payload of `turn_started`. */
+export type TurnStartedPayload = z.infer<typeof TurnStartedPayload>;
+
+/** How a turn ended (R16.2 `turn_complete.resultType`). */
+export const TurnResultType = z.enum([
+  'success',
+  'cancelled',
+  'error_max_turns',
+  'error_max_budget',
+  'error_during_execution',
+  'error_max_tool_calls',
+]);
+/** How a turn ended. */
+export type TurnResultType = z.infer<typeof TurnResultType>;
+
+/** `turn_complete` (R16.2): seals the turn (R3.4). `duration` is in milliseconds. */
+export const TurnCompletePayload = z.object({
+  response: z.string(),
+  tokenCount: Count,
+  usage: ModelUsage.optional(),
+  toolCallCount: Count,
+  duration: DurationMs,
+  inputId: z.string().optional(),
+  resultType: TurnResultType,
+});
+/** Payload of `turn_complete`. */
+export type TurnCompletePayload = z.infer<typeof TurnCompletePayload>;
+
+/** `turn_error` (R16.2): seals the turn (R3.4). `turnPhase` is free text (ours). */
+export const TurnErrorPayload = z.object({
+  error: ErrorPayload,
+  turnPhase: z.string(),
+  inputId: z.string().optional(),
+});
+/** Payload of `turn_error`. */
+export type TurnErrorPayload = z.infer<typeof TurnErrorPayload>;
+
+/** `turn_input_received` (ours): an input reached the running turn. */
+export const TurnInputReceivedPayload = z.object({
+  input: z.string(),
+  inputId: z.string().optional(),
+  messageId: z.string().optional(),
+});
+/** Payload of `turn_input_received`. */
+export type TurnInputReceivedPayload = z.infer<typeof TurnInputReceivedPayload>;
