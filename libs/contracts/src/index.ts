@@ -19,6 +19,7 @@ export * from './payloads/subagent.ts';
 export * from './payloads/target.ts';
 export * from './payloads/tools.ts';
 export * from './payloads/turn.ts';
+export * from './projection.ts';
 export * from './session-event.ts';
 export * from './subjects.ts';
 /** Test helpers: a valid sample payload and event for every type. */
