@@ -1,0 +1,196 @@
+import { type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Delivery } from './delivery.ts';
+import { ProjectionApplier, type Reduce } from './projection-applier.ts';
+import { MemoryProjectionStore } from './projection-store.ts';
+import { WriteCoalescer } from './write-coalescer.ts';
+
+/** A toy reducer that records the order it saw: any reordering or loss shows. */
+type Seen = { readonly seqs: readonly number[] };
+const reduce: Reduce<Seen> = (p, e) => ({ seqs: [...(p?.seqs ?? []), e.sequenceNumber] });
+
+interface Message {
+  readonly event: SessionEvent;
+  readonly prev: number;
+  deliveries: number;
+}
+
+/** A tiny broker: messages wait in a pending list until acked; naks put them back. */
+class FakeBroker {
+  readonly pending: Message[] = [];
+  readonly deadLettered: { code: string; seq: number }[] = [];
+  acked = 0;
+
+  delivery(m: Message): Delivery {
+    m.deliveries += 1;
+    let settled = false;
+    const once = (f: () => void) => () => {
+      if (!settled) {
+        settled = true;
+        f();
+      }
+    };
+    return {
+      event: m.event,
+      prev: m.prev,
+      deliveryCount: m.deliveries,
+      storedAt: 0,
+      ack: once(() => {
+        this.acked += 1;
+      }),
+      nak: (_delay) => once(() => this.pending.push(m))(),
+      deadLetter: (code) =>
+        once(() => this.deadLettered.push({ code, seq: m.event.sequenceNumber }))(),
+    };
+  }
+}
+
+function chainOf(sessionId: string, steps: readonly number[]): Message[] {
+  let seq = 0;
+  return steps.map((step) => {
+    const prev = seq;
+    seq += step;
+    const event = sampleSessionEvent('session_mode_changed', {
+      sessionId,
+      sequenceNumber: seq,
+      id: `${sessionId}-${seq}`,
+    });
+    return { event, prev, deliveries: 0 };
+  });
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function makeApplier(
+  store: MemoryProjectionStore,
+  clock: { now: number },
+  onCommitted?: (sid: string, last: number) => void,
+) {
+  return new ProjectionApplier<Seen>({
+    store,
+    writer: new WriteCoalescer(store, 2, 50),
+    reduce,
+    now: () => clock.now,
+    holdMs: 50,
+    gapNakDelayMs: 0,
+    recheckMs: 10,
+    stuckAfterMs: 1_000,
+    maxDeliver: 5,
+    ...(onCommitted === undefined ? {} : { onCommitted }),
+  });
+}
+
+describe('ProjectionApplier', () => {
+  it('given a gap, holds the later event and applies both in one write when the predecessor arrives', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const applier = makeApplier(store, { now: 0 });
+    const [e1, e2, e3] = chainOf('s1', [1, 2, 1]);
+    if (e1 === undefined || e2 === undefined || e3 === undefined) throw new Error('chain');
+    applier.accept(broker.delivery(e1));
+    await flush();
+    applier.accept(broker.delivery(e3));
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1] }, lastSequence: 1 });
+    expect(applier.held()).toBe(1);
+    const trips = store.roundTrips;
+    applier.accept(broker.delivery(e2));
+    await flush();
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1, 3, 4] }, lastSequence: 4 });
+    expect(store.roundTrips).toBe(trips + 1);
+    expect(broker.acked).toBe(3);
+  });
+
+  it('acks a duplicate without writing', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const applier = makeApplier(store, { now: 0 });
+    const [e1] = chainOf('s1', [1]);
+    if (e1 === undefined) throw new Error('chain');
+    applier.accept(broker.delivery(e1));
+    await flush();
+    applier.accept(broker.delivery(e1));
+    await flush();
+    expect(applier.stats.duplicates).toBe(1);
+    expect(store.rows.get('s1')?.projection).toEqual({ seqs: [1] });
+  });
+
+  it('reports a session whose predecessor was dead-lettered as stuck, and naks held events after holdMs', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const clock = { now: 0 };
+    const applier = makeApplier(store, clock);
+    const [, e2] = chainOf('s1', [1, 1]);
+    if (e2 === undefined) throw new Error('chain');
+    applier.markBlocked('s1', 1, 'invalid_payload');
+    applier.accept(broker.delivery(e2));
+    await flush();
+    clock.now = 2_000;
+    applier.tick();
+    expect(applier.stats.gapNaks).toBe(1);
+    expect(broker.pending).toHaveLength(1);
+    expect(applier.stuck()).toEqual([
+      {
+        sessionId: 's1',
+        awaitedSeq: undefined,
+        waitingMs: 2_000,
+        blockedBy: { seq: 1, code: 'invalid_payload' },
+      },
+    ]);
+  });
+
+  it('property: competing instances, shuffled and duplicated deliveries: every session equals its in-order reduction', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 25 }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.infiniteStream(fc.nat()),
+        async (sessions, instanceCount, random) => {
+          const store = new MemoryProjectionStore();
+          const broker = new FakeBroker();
+          const clock = { now: 0 };
+          const appliers: ProjectionApplier<Seen>[] = [];
+          for (let i = 0; i < instanceCount; i++) {
+            appliers.push(
+              makeApplier(store, clock, (sid, last) => {
+                for (const other of appliers) other.noteCommitted(sid, last);
+              }),
+            );
+          }
+          const chains = sessions.map((steps, i) => chainOf(`s${i}`, steps));
+          const all = chains.flat();
+          broker.pending.push(
+            ...all,
+            ...all.filter(() => random.next().value % 4 === 0).map((m) => ({ ...m })),
+          );
+          for (let round = 0; round < 10_000 && broker.acked < all.length; round++) {
+            const take = broker.pending.splice(0, broker.pending.length);
+            take.sort(() => (random.next().value % 3) - 1);
+            for (const m of take) {
+              const target = appliers[random.next().value % appliers.length];
+              target?.accept(broker.delivery(m));
+            }
+            await flush();
+            clock.now += 20;
+            for (const a of appliers) a.tick();
+            await flush();
+          }
+          for (const chain of chains) {
+            const sid = chain[0]?.event.sessionId ?? '';
+            expect(store.rows.get(sid)).toEqual({
+              projection: { seqs: chain.map((m) => m.event.sequenceNumber) },
+              lastSequence: chain.at(-1)?.event.sequenceNumber,
+            });
+          }
+          expect(broker.deadLettered).toEqual([]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
