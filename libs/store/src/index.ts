@@ -1,4 +1,15 @@
+export * from './canonical-dump.ts';
 export * from './create-database.ts';
+export * from './durable-events.ts';
+export * from './entries-repository.ts';
 export * from './errors.ts';
+export * from './goal-verification-divider.ts';
+export * from './ledger-repository.ts';
+export * from './messages-repository.ts';
 export * from './migrate.ts';
+export * from './processed-messages.ts';
+export * from './projection-store.ts';
 export * from './schema.ts';
+export * from './session-sequence.ts';
+export * from './sessions-repository.ts';
+export { inTransaction } from './transaction.ts';

@@ -53,7 +53,7 @@ export interface SessionsTable {
   created_at: NullableTimestamp;
   updated_at: NullableTimestamp;
   /** DESIGN invariant: durable high-water mark of the session's event sequence numbers. */
-  last_sequence: Generated<BigIntColumn>;
+  last_sequence: ColumnType<number, number | undefined, number>;
 }
 
 /** `messages` (R7, R16.4): `data` holds the full message; `version` orders rewrites. */
@@ -134,14 +134,16 @@ export interface SessionProjectionsTable {
   session_id: string;
   projection: Json;
   last_sequence: BigIntColumn;
-  updated_at: Generated<Timestamp>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /** `processed_messages`: one row per applied event or command id (redelivery is a no-op). */
 export interface ProcessedMessagesTable {
   scope: string;
   id: string;
-  processed_at: Generated<Timestamp>;
+  /** The JSON outcome of applying the message, returned again on redelivery. */
+  outcome: NullableJson;
+  processed_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
 /** The store's database, as Kysely sees it. */

@@ -132,6 +132,7 @@ export const initialMigration: Migration = {
       .createTable('processed_messages')
       .addColumn('scope', 'text', (c) => c.notNull())
       .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('outcome', 'jsonb')
       .addColumn('processed_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
       .addPrimaryKeyConstraint('processed_messages_pk', ['scope', 'id'])
       .execute();

@@ -1,0 +1,165 @@
+import type {
+  EventType,
+  SessionEvent,
+  SessionEventOf,
+  SteerDiscardReason,
+} from '@agentwire/contracts';
+import type { Kysely, Transaction } from 'kysely';
+import { saveEntry, upsertKeyedEntry } from './entries-repository.ts';
+import { goalVerificationDivider } from './goal-verification-divider.ts';
+import {
+  admitInput,
+  changeInputDelivery,
+  closeInput,
+  type LedgerCloseStatus,
+} from './ledger-repository.ts';
+import { saveMessage, savePart } from './messages-repository.ts';
+import type { Database } from './schema.ts';
+import { advanceLastSequence } from './session-sequence.ts';
+import { inTransaction } from './transaction.ts';
+
+/** The seven durable event types of R6, the only ones the persistence worker writes. */
+export const DURABLE_EVENT_TYPES = [
+  'checkpoint_created',
+  'rewind_triggered',
+  'user_input_auto_resolution_updated',
+  'turn_steer_queued',
+  'turn_steer_delivery_changed',
+  'turn_steer_discarded',
+  'target_completion_verification',
+] as const satisfies readonly EventType[];
+
+/** One of R6's seven durable types. */
+export type DurableEventType = (typeof DURABLE_EVENT_TYPES)[number];
+
+/** A session event of a durable type. */
+export type DurableEvent = { [K in DurableEventType]: SessionEventOf<K> }[DurableEventType];
+
+const DURABLE = new Set<string>(DURABLE_EVENT_TYPES);
+
+/** Whether R6 writes this event (every other type is acked untouched). */
+export function isDurableEvent(event: SessionEvent): event is DurableEvent {
+  return DURABLE.has(event.type);
+}
+
+/** What applying a durable event did: `applied` false when it changed nothing. */
+export interface DurableWriteOutcome {
+  readonly applied: boolean;
+}
+
+/**
+ * The ledger close for a `turn_steer_discarded` reason (R6, R14.2, R14.4): `user_removed`
+ * cancels; `turn_cancelled`, `turn_failed` and `session_resumed` discard; `promoted`
+ * leaves the row alone (the promotion already closed it), so it maps to `undefined`.
+ */
+export function ledgerCloseForDiscard(reason: SteerDiscardReason): LedgerCloseStatus | undefined {
+  switch (reason) {
+    case 'user_removed':
+      return 'cancelled';
+    case 'turn_cancelled':
+    case 'turn_failed':
+    case 'session_resumed':
+      return 'discarded';
+    case 'promoted':
+      return undefined;
+    default: {
+      const unknownReason: never = reason;
+      throw new Error(`unknown discard reason ${String(unknownReason)}`);
+    }
+  }
+}
+
+type Handler<K extends DurableEventType> = (
+  trx: Transaction<Database>,
+  event: SessionEventOf<K>,
+) => Promise<DurableWriteOutcome>;
+
+function entryOf(event: DurableEvent, type: string) {
+  return {
+    sessionId: event.sessionId,
+    type,
+    eventId: event.id,
+    sequence: event.sequenceNumber,
+    data: event.payload,
+    createdAt: event.timestamp,
+  };
+}
+
+/** R6's table: one handler per durable type (the compiler rejects a missing one). */
+const HANDLERS: { readonly [K in DurableEventType]: Handler<K> } = {
+  checkpoint_created: async (trx, e) => {
+    const { written } = await saveEntry(trx, entryOf(e, 'runtime/workspace_checkpoint'));
+    return { applied: written };
+  },
+  rewind_triggered: async (trx, e) => {
+    const { written } = await saveEntry(trx, entryOf(e, 'runtime/workspace_file_rewind'));
+    return { applied: written };
+  },
+  user_input_auto_resolution_updated: async (trx, e) => {
+    const entry = {
+      ...entryOf(e, 'runtime/user_input_auto_resolution'),
+      key: e.payload.interactionId,
+    };
+    const { written } = await upsertKeyedEntry(trx, entry);
+    return { applied: written };
+  },
+  turn_steer_queued: async (trx, e) => {
+    const { input, attachments, delivery, pendingInputId } = e.payload;
+    await admitInput(trx, {
+      id: pendingInputId,
+      sessionId: e.sessionId,
+      kind: 'prompt',
+      delivery,
+      payload: attachments === undefined ? { text: input } : { text: input, attachments },
+      sequence: e.sequenceNumber,
+      at: e.timestamp,
+    });
+    return { applied: true };
+  },
+  turn_steer_delivery_changed: async (trx, e) => {
+    await changeInputDelivery(trx, {
+      id: e.payload.pendingInputId,
+      sessionId: e.sessionId,
+      delivery: e.payload.admittedDelivery,
+      sequence: e.sequenceNumber,
+    });
+    return { applied: true };
+  },
+  turn_steer_discarded: async (trx, e) => {
+    const status = ledgerCloseForDiscard(e.payload.reason);
+    if (status === undefined) return { applied: false };
+    const { closed } = await closeInput(trx, {
+      id: e.payload.pendingInputId,
+      sessionId: e.sessionId,
+      status,
+      reason: e.payload.reason,
+      sequence: e.sequenceNumber,
+      at: e.timestamp,
+    });
+    return { applied: closed };
+  },
+  target_completion_verification: async (trx, e) => {
+    const { written } = await saveEntry(trx, entryOf(e, 'target_completion_verification'));
+    const divider = goalVerificationDivider(e);
+    await saveMessage(trx, divider.message);
+    await savePart(trx, divider.part);
+    return { applied: written };
+  },
+};
+
+/**
+ * Writes one durable event (R6) in one transaction, idempotently and order-tolerantly
+ * (docs/decisions/0031), and raises the session's `last_sequence` to the event's number.
+ * Pass a transaction to compose it with {@link runOnce}.
+ */
+export async function applyDurableEvent(
+  db: Kysely<Database>,
+  event: DurableEvent,
+): Promise<DurableWriteOutcome> {
+  return inTransaction(db, `applyDurableEvent(${event.type})`, async (trx) => {
+    const handler = HANDLERS[event.type] as Handler<DurableEventType>;
+    const outcome = await handler(trx, event as never);
+    await advanceLastSequence(trx, event.sessionId, event.sequenceNumber);
+    return outcome;
+  });
+}

@@ -1,0 +1,297 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database, SessionInputRow } from './schema.ts';
+import { inTransaction, json, toDate, withStoreError } from './transaction.ts';
+
+/** R14.1 delivery modes. */
+export type LedgerDeliveryValue = 'startNow' | 'guide' | 'queue';
+/** R14.2 ledger statuses; every one but `admitted` is terminal. */
+export type LedgerStatusValue = 'admitted' | 'promoted' | 'cancelled' | 'discarded' | 'failed';
+/** The terminal statuses a close (not a promotion) may set. */
+export type LedgerCloseStatus = 'cancelled' | 'discarded' | 'failed';
+
+/**
+ * Ledger writes tolerate any arrival order (docs/decisions/0031): whichever write comes
+ * first creates the row, later ones fill in their own columns. A row whose
+ * `admitted_seq` is null has not seen its admission yet and is not listed.
+ */
+
+/** Input of {@link admitInput}: `turn_steer_queued` (R6, R14.1). */
+export interface AdmitInputArgs {
+  /** The ledger id, = the pending input id (the input's command id). */
+  readonly id: string;
+  readonly sessionId: string;
+  readonly kind: string;
+  readonly delivery: LedgerDeliveryValue;
+  /** The full input payload (JSON). */
+  readonly payload: unknown;
+  /** Sequence number of the admission event. */
+  readonly sequence: number;
+  readonly at: number | string | Date;
+}
+
+/**
+ * Registers an input as `admitted` (R14.2), idempotent per id. If later writes arrived
+ * first, fills in the admission columns and keeps their status and (newer) delivery.
+ */
+export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Promise<void> {
+  await withStoreError('admitInput', () =>
+    db
+      .insertInto('session_inputs')
+      .values({
+        id: args.id,
+        session_id: args.sessionId,
+        kind: args.kind,
+        delivery: args.delivery,
+        delivery_seq: args.sequence,
+        payload: json(args.payload),
+        admitted_seq: args.sequence,
+        position: args.sequence,
+        status: 'admitted',
+        admitted_at: toDate(args.at),
+      })
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet({
+            kind: (eb) => eb.ref('excluded.kind'),
+            payload: (eb) => eb.ref('excluded.payload'),
+            admitted_seq: (eb) => eb.ref('excluded.admitted_seq'),
+            position: (eb) => eb.ref('excluded.position'),
+            admitted_at: (eb) => eb.ref('excluded.admitted_at'),
+            delivery: sql`case when session_inputs.delivery_seq is null
+              or session_inputs.delivery_seq < excluded.delivery_seq
+              then excluded.delivery else session_inputs.delivery end`,
+            delivery_seq: sql`greatest(session_inputs.delivery_seq, excluded.delivery_seq)`,
+          })
+          .where('session_inputs.admitted_seq', 'is', null),
+      )
+      .execute(),
+  );
+}
+
+/** Input of {@link changeInputDelivery}: `turn_steer_delivery_changed` (R6, R14.4). */
+export interface ChangeInputDeliveryArgs {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly delivery: LedgerDeliveryValue;
+  readonly sequence: number;
+}
+
+/**
+ * Changes an input's delivery while it is `admitted` (R14.2). Order-tolerant: a change
+ * applies when it is newer than the stored delivery and, for a closed row, older than
+ * the event that closed it (so it happened while the row was admitted). A row closed by
+ * a command without a sequence (a promotion) accepts it: every delivery change precedes
+ * its promotion.
+ */
+export async function changeInputDelivery(
+  db: Kysely<Database>,
+  args: ChangeInputDeliveryArgs,
+): Promise<void> {
+  await withStoreError('changeInputDelivery', () =>
+    db
+      .insertInto('session_inputs')
+      .values({
+        id: args.id,
+        session_id: args.sessionId,
+        delivery: args.delivery,
+        delivery_seq: args.sequence,
+        status: 'admitted',
+      })
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet({
+            delivery: (eb) => eb.ref('excluded.delivery'),
+            delivery_seq: (eb) => eb.ref('excluded.delivery_seq'),
+          })
+          .where((eb) =>
+            eb.and([
+              eb.or([
+                eb('session_inputs.delivery_seq', 'is', null),
+                eb('session_inputs.delivery_seq', '<', eb.ref('excluded.delivery_seq')),
+              ]),
+              eb.or([
+                eb('session_inputs.status', '=', 'admitted'),
+                eb('session_inputs.status_seq', 'is', null),
+                eb('session_inputs.status_seq', '>', eb.ref('excluded.delivery_seq')),
+              ]),
+            ]),
+          ),
+      )
+      .execute(),
+  );
+}
+
+/** Input of {@link closeInput}: `turn_steer_discarded` or a failure (R14.2). */
+export interface CloseInputArgs {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly status: LedgerCloseStatus;
+  readonly reason: string;
+  /** Sequence number of the closing event, when an event closed it. */
+  readonly sequence?: number | undefined;
+  readonly at: number | string | Date;
+}
+
+/**
+ * Closes an `admitted` input as cancelled, discarded or failed (R14.2). A terminal row
+ * never changes again, so a close arriving after another terminal state is a no-op.
+ * Returns whether this call closed the row.
+ */
+export async function closeInput(
+  db: Kysely<Database>,
+  args: CloseInputArgs,
+): Promise<{ closed: boolean }> {
+  const row = await withStoreError('closeInput', () =>
+    db
+      .insertInto('session_inputs')
+      .values({
+        id: args.id,
+        session_id: args.sessionId,
+        status: args.status,
+        status_reason: args.reason,
+        status_seq: args.sequence ?? null,
+        settled_at: toDate(args.at),
+      })
+      .onConflict((oc) =>
+        oc
+          .column('id')
+          .doUpdateSet({
+            status: (eb) => eb.ref('excluded.status'),
+            status_reason: (eb) => eb.ref('excluded.status_reason'),
+            status_seq: (eb) => eb.ref('excluded.status_seq'),
+            settled_at: (eb) => eb.ref('excluded.settled_at'),
+          })
+          .where('session_inputs.status', '=', 'admitted'),
+      )
+      .returning('id')
+      .executeTakeFirst(),
+  );
+  return { closed: row !== undefined };
+}
+
+/** Input of {@link promoteInput}. */
+export interface PromoteInputArgs {
+  readonly id: string;
+  readonly sessionId: string;
+  /** The user message that carries the input into the transcript. */
+  readonly messageId: string;
+  /** Sequence number at promotion (R14.1), when the caller knows it. */
+  readonly sequence?: number | undefined;
+  readonly at: number | string | Date;
+}
+
+/** Outcome of {@link promoteInput}. */
+export type PromoteInputOutcome =
+  | { readonly ok: true; readonly alreadyPromoted: boolean }
+  | {
+      readonly ok: false;
+      readonly reason: 'input_not_admitted';
+      readonly status: LedgerStatusValue;
+      readonly messageId: string | null;
+    };
+
+/**
+ * Marks an input `promoted` with its message id (R7.3, R14.2), inside the caller's
+ * transaction so the user message is written in the same one. Only an `admitted` row is
+ * promoted; promoting again with the same message id is an idempotent success; any other
+ * terminal row refuses (the caller then writes no message).
+ */
+export async function promoteInput(
+  trx: Transaction<Database>,
+  args: PromoteInputArgs,
+): Promise<PromoteInputOutcome> {
+  const row = await trx
+    .insertInto('session_inputs')
+    .values({
+      id: args.id,
+      session_id: args.sessionId,
+      status: 'promoted',
+      message_id: args.messageId,
+      promoted_seq: args.sequence ?? null,
+      status_seq: args.sequence ?? null,
+      settled_at: toDate(args.at),
+    })
+    .onConflict((oc) =>
+      oc
+        .column('id')
+        .doUpdateSet({
+          status: 'promoted',
+          message_id: (eb) => eb.ref('excluded.message_id'),
+          promoted_seq: (eb) => eb.ref('excluded.promoted_seq'),
+          status_seq: (eb) => eb.ref('excluded.status_seq'),
+          settled_at: (eb) => eb.ref('excluded.settled_at'),
+        })
+        .where('session_inputs.status', '=', 'admitted'),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  if (row !== undefined) return { ok: true, alreadyPromoted: false };
+  const current = await trx
+    .selectFrom('session_inputs')
+    .select(['status', 'message_id'])
+    .where('id', '=', args.id)
+    .executeTakeFirstOrThrow();
+  if (current.status === 'promoted' && current.message_id === args.messageId) {
+    return { ok: true, alreadyPromoted: true };
+  }
+  return {
+    ok: false,
+    reason: 'input_not_admitted',
+    status: current.status as LedgerStatusValue,
+    messageId: current.message_id,
+  };
+}
+
+/** Reads one ledger row by id (R16.4), including a row not yet admitted. */
+export async function getInput(
+  db: Kysely<Database>,
+  id: string,
+): Promise<SessionInputRow | undefined> {
+  return withStoreError('getInput', () =>
+    db.selectFrom('session_inputs').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
+}
+
+/**
+ * Lists a session's admitted-and-seen ledger rows in queue order (R16.4), optionally by
+ * status. Rows whose admission has not arrived yet are left out.
+ */
+export async function listInputs(
+  db: Kysely<Database>,
+  sessionId: string,
+  filter: { readonly status?: readonly LedgerStatusValue[] } = {},
+): Promise<SessionInputRow[]> {
+  let q = db
+    .selectFrom('session_inputs')
+    .selectAll()
+    .where('session_id', '=', sessionId)
+    .where('admitted_seq', 'is not', null);
+  if (filter.status !== undefined && filter.status.length > 0) {
+    q = q.where('status', 'in', [...filter.status]);
+  }
+  const query = q.orderBy('position').orderBy('id');
+  return withStoreError('listInputs', () => query.execute());
+}
+
+/**
+ * Closes every `admitted` row of a session as `discarded(session_resumed)` (R14.2, DESIGN
+ * flow 6). Returns the ids it closed.
+ */
+export async function discardAdmittedInputs(
+  db: Kysely<Database>,
+  sessionId: string,
+  args: { readonly reason: string; readonly at: number | string | Date },
+): Promise<string[]> {
+  return inTransaction(db, 'discardAdmittedInputs', async (trx) => {
+    const rows = await trx
+      .updateTable('session_inputs')
+      .set({ status: 'discarded', status_reason: args.reason, settled_at: toDate(args.at) })
+      .where('session_id', '=', sessionId)
+      .where('status', '=', 'admitted')
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id).sort();
+  });
+}
