@@ -1,21 +1,7 @@
-/** The twelve sources of synthetic notices (R8.1). */
-export const SYNTHETIC_SOURCES = [
-  'background_task',
-  'subagent',
-  'subagent_message',
-  'goal-continuation',
-  'goal_state_change',
-  'plugin_reference',
-  'selection_side_chat',
-  'fork',
-  'rewind',
-  'todo_reminder',
-  'shared_context',
-  'workflow_launch',
-] as const;
+import { SyntheticSource } from '@agentwire/contracts';
 
-/** One source of R8.1. */
-export type SyntheticSource = (typeof SYNTHETIC_SOURCES)[number];
+/** The twelve sources of synthetic notices (R8.1), as `@agentwire/contracts` defines them. */
+export const SYNTHETIC_SOURCES: readonly SyntheticSource[] = SyntheticSource.options;
 
 /** Message kinds a synthetic notice can take (R8.3, a subset of R16.4's kinds). */
 export type SyntheticNoticeKind =

@@ -1,4 +1,5 @@
-import { OVERWRITABLE_TITLE_SOURCES, type TitleSource } from './title-source.ts';
+import type { TitleSource } from '@agentwire/contracts';
+import { OVERWRITABLE_TITLE_SOURCES } from './title-source.ts';
 
 /** A title with its source (R9.1). */
 export interface SessionTitle {
