@@ -1,0 +1,96 @@
+import { type Logger, noopLogger } from '@agentwire/telemetry';
+import {
+  type JetStreamClient,
+  type JetStreamManager,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+
+/** Options of {@link connectBus}. */
+export interface ConnectBusOptions {
+  /** One URL or several (`nats://127.0.0.1:4222`). */
+  readonly servers: string | readonly string[];
+  /** Connection name shown by the server (`persistence-worker-<pid>`). */
+  readonly name: string;
+  readonly logger?: Logger;
+  /** Skip async stack traces on requests: set it in hot paths (COMMON.md). */
+  readonly noAsyncTraces?: boolean;
+  /** Base wait between reconnect attempts, ms (default 1000). */
+  readonly reconnectTimeWait?: number;
+  /** Random jitter added to each wait, ms (default 500). */
+  readonly reconnectJitter?: number;
+}
+
+/** A live connection with its JetStream handles. */
+export interface BusConnection {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  /** Drains subscriptions and closes the connection (SIGTERM path). */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to NATS and reconnects forever with jittered waits (`maxReconnectAttempts: -1`),
+ * waiting for the first connect too, so a service may start before its broker. Every
+ * status change (disconnect, reconnect, errors) is logged.
+ */
+export async function connectBus(options: ConnectBusOptions): Promise<BusConnection> {
+  const logger = (options.logger ?? noopLogger).child({
+    component: 'bus',
+    connection: options.name,
+  });
+  const servers = typeof options.servers === 'string' ? options.servers : [...options.servers];
+  const nc = await connect({
+    servers,
+    name: options.name,
+    maxReconnectAttempts: -1,
+    waitOnFirstConnect: true,
+    reconnectTimeWait: options.reconnectTimeWait ?? 1000,
+    reconnectJitter: options.reconnectJitter ?? 500,
+    noAsyncTraces: options.noAsyncTraces ?? false,
+  });
+  logger.info({ server: nc.getServer() }, 'nats connected');
+  void logStatus(nc, logger);
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  return {
+    nc,
+    js,
+    jsm,
+    async close() {
+      if (!nc.isClosed()) await nc.drain();
+    },
+  };
+}
+
+async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {
+  for await (const status of nc.status()) {
+    switch (status.type) {
+      case 'disconnect':
+      case 'reconnect':
+      case 'ldm':
+        logger.warn({ status: status.type, server: status.server }, `nats ${status.type}`);
+        break;
+      case 'error':
+        logger.error({ status: status.type, err: status.error }, 'nats error');
+        break;
+      case 'reconnecting':
+      case 'staleConnection':
+      case 'forceReconnect':
+      case 'slowConsumer':
+      case 'close':
+        logger.info({ status: status.type }, `nats ${status.type}`);
+        break;
+      case 'update':
+      case 'ping':
+        logger.debug({ status: status.type }, `nats ${status.type}`);
+        break;
+      default: {
+        const never: never = status;
+        logger.debug({ status: never }, 'nats status');
+      }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+export { BusError, type BusErrorCode, type BusErrorOptions } from './bus-error.ts';
+export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
+export { DEAD_LETTER_TRUNCATED, type DeadLetterReason, publishDeadLetter } from './dead-letter.ts';
+export { deadLetterFilter, deadLetterStream } from './dead-letter-names.ts';
+export { eventHeaders, headerSequence } from './event-headers.ts';
+export {
+  type FollowSessionOptions,
+  followSession,
+  type SessionFollower,
+} from './follow-session.ts';
+export {
+  type ProvisionOptions,
+  type ProvisionResult,
+  provision,
+  streamConfigs,
+} from './provision.ts';
+export {
+  type PublishableCommand,
+  type PublishCommandResult,
+  publishCommand,
+} from './publish-command.ts';
+export {
+  asFenced,
+  eventSubjectOf,
+  type PublishEventOptions,
+  type PublishEventResult,
+  publishEvent,
+  WRONG_LAST_SEQUENCE,
+} from './publish-event.ts';
+export {
+  type DecodeResult,
+  type HandlerResult,
+  type MessageContext,
+  type PullConsumerHandle,
+  type RunPullConsumerOptions,
+  runPullConsumer,
+} from './run-pull-consumer.ts';
+export { loadSessionFence, SessionFence } from './session-fence.ts';
+export {
+  lastMessageOn,
+  lastSessionSequence,
+  type OpenTurn,
+  openTurns,
+  purgeTurn,
+  type SessionPosition,
+  sequenceOf,
+} from './session-state.ts';
