@@ -1,0 +1,168 @@
+import { isTransientEventType, type SessionEvent } from '@agentwire/contracts';
+import { AppendError } from './append-error.ts';
+import type { EventWindow } from './event-window.ts';
+import type {
+  DurableStep,
+  EventPublisher,
+  RuntimeLogger,
+  SessionSink,
+  UsageRecorder,
+} from './ports.ts';
+
+/** Dependencies of {@link EventAppender}. */
+export interface EventAppenderOptions {
+  readonly sessionId: string;
+  readonly window: EventWindow;
+  readonly publisher: EventPublisher;
+  readonly durable: DurableStep;
+  readonly usage: UsageRecorder;
+  readonly logger: RuntimeLogger;
+  /** The session's last non-transient number before this process (0 for a new session). */
+  readonly lastDurableSequence: number;
+}
+
+const LIFECYCLE = new Set(['turn_started', 'turn_complete', 'turn_error', 'session_title_updated']);
+const SUMMARY_EVERY = 100;
+
+/**
+ * `appendEvent` of one session (R5): store append and publish, durable step, usage, then
+ * each sink in turn, all awaited and serialised per session so that persistence order
+ * equals event order (R5.6). Only the numbered event leaves (R5.1). A failing durable or
+ * usage step is a warning (R5.2), a failing sink is logged and the others still get the
+ * event (R5.3); failures name their phase (R5.4). A step-1 failure breaks the appender:
+ * every later append rejects, because a number that was not published must not be skipped
+ * silently (the session must be reloaded, or it lost its lease).
+ */
+export class EventAppender {
+  readonly #o: EventAppenderOptions;
+  readonly #sinks: SessionSink[] = [];
+  #tail: Promise<unknown> = Promise.resolve();
+  #lastDurable: number;
+  #broken: AppendError | undefined;
+  readonly #streamCounts = new Map<string, number>();
+
+  constructor(options: EventAppenderOptions) {
+    this.#o = options;
+    this.#lastDurable = options.lastDurableSequence;
+  }
+
+  /** Attaches a subscriber (R1.2); returns a detach function. */
+  addSink(sink: SessionSink): () => void {
+    this.#sinks.push(sink);
+    return () => {
+      const i = this.#sinks.indexOf(sink);
+      if (i >= 0) this.#sinks.splice(i, 1);
+    };
+  }
+
+  /** The last number assigned. */
+  get latestSequence(): number {
+    return this.#o.window.latestSequence();
+  }
+
+  /** Set once step 1 failed; the session cannot append any more. */
+  get broken(): AppendError | undefined {
+    return this.#broken;
+  }
+
+  /** Resolves when every append queued so far has finished. */
+  idle(): Promise<void> {
+    return this.#tail.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** Appends one event created with `sequenceNumber` 0 and returns the numbered event. */
+  append<E extends SessionEvent>(event: E): Promise<E> {
+    const run = this.#tail.then(
+      () => this.#appendNow(event),
+      () => this.#appendNow(event),
+    );
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #appendNow<E extends SessionEvent>(event: E): Promise<E> {
+    if (this.#broken !== undefined) {
+      throw new AppendError('event_store.append', 'session_broken', this.#broken.message, {
+        cause: this.#broken,
+      });
+    }
+    const stored = await this.#storeAndPublish(event);
+    await this.#step('session_event.persist_durable', stored, () =>
+      this.#o.durable.persistDurable(stored),
+    );
+    await this.#step('session_event.record_usage', stored, () => this.#o.usage.recordUsage(stored));
+    for (const sink of [...this.#sinks]) {
+      await this.#step(
+        'session_event.notify_sinks',
+        stored,
+        () => sink.onSessionEvent(stored),
+        sink.name,
+      );
+    }
+    this.#logByFrequency(stored);
+    return stored;
+  }
+
+  async #storeAndPublish<E extends SessionEvent>(event: E): Promise<E> {
+    const stored = this.#o.window.append(event);
+    let outcome: Awaited<ReturnType<EventPublisher['publish']>>;
+    try {
+      outcome = await this.#o.publisher.publish(stored, this.#lastDurable);
+    } catch (cause) {
+      const message = cause instanceof Error ? cause.message : String(cause);
+      this.#broken = new AppendError('event_store.append', 'publish_failed', message, { cause });
+      throw this.#broken;
+    }
+    if (!outcome.ok) {
+      this.#broken = new AppendError('event_store.append', 'fenced', outcome.detail);
+      throw this.#broken;
+    }
+    if (!isTransientEventType(stored.type)) this.#lastDurable = stored.sequenceNumber;
+    return stored;
+  }
+
+  async #step(
+    phase: string,
+    event: SessionEvent,
+    run: () => unknown,
+    sink?: string,
+  ): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      const fields = {
+        err,
+        phase,
+        sessionId: event.sessionId,
+        type: event.type,
+        seq: event.sequenceNumber,
+        sink,
+      };
+      if (phase === 'session_event.notify_sinks') this.#o.logger.error(fields, `${phase} failed`);
+      else this.#o.logger.warn(fields, `${phase} failed`);
+    }
+  }
+
+  /** R5.5: lifecycle at info; streaming summarised per turn every 100 events. */
+  #logByFrequency(event: SessionEvent): void {
+    const fields = {
+      sessionId: event.sessionId,
+      turnId: event.turnId,
+      type: event.type,
+      seq: event.sequenceNumber,
+    };
+    if (LIFECYCLE.has(event.type)) {
+      this.#o.logger.info(fields, event.type);
+      if (event.type !== 'turn_started' && event.turnId !== null)
+        this.#streamCounts.delete(event.turnId);
+      return;
+    }
+    if (!isTransientEventType(event.type) || event.turnId === null) return;
+    const count = (this.#streamCounts.get(event.turnId) ?? 0) + 1;
+    this.#streamCounts.set(event.turnId, count);
+    if (count % SUMMARY_EVERY === 0) this.#o.logger.info({ ...fields, count }, 'streaming events');
+  }
+}

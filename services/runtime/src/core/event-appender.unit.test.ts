@@ -1,0 +1,178 @@
+import { createEvent, type SessionEvent } from '@agentwire/contracts';
+import { describe, expect, it } from 'vitest';
+import { RecordingLogger, RecordingPublisher } from '../testing/fake-ports.ts';
+import { AppendError } from './append-error.ts';
+import { EventAppender } from './event-appender.ts';
+import { EventWindow } from './event-window.ts';
+
+const TRACE = `${'a'.repeat(31)}b`;
+let n = 0;
+function ev(type: 'turn_started' | 'model_streaming' | 'interrupt', turnId = 't1'): SessionEvent {
+  n += 1;
+  const base = { id: `e${n}`, sessionId: 's1', turnId, timestamp: 1, traceId: TRACE };
+  if (type === 'turn_started')
+    return createEvent({ ...base, type, payload: { turnNumber: 0, input: 'x' } });
+  if (type === 'model_streaming')
+    return createEvent({ ...base, type, payload: { delta: 'd', done: false } });
+  return createEvent({ ...base, type, payload: {} as never });
+}
+
+function setup(startAfter = 0) {
+  const log: string[] = [];
+  const publisher = new RecordingPublisher();
+  const logger = new RecordingLogger();
+  const appender = new EventAppender({
+    sessionId: 's1',
+    window: new EventWindow(startAfter),
+    publisher,
+    logger,
+    lastDurableSequence: startAfter,
+    durable: {
+      async persistDurable(e) {
+        log.push(`durable:${e.sequenceNumber}`);
+      },
+    },
+    usage: { recordUsage: (e) => void log.push(`usage:${e.sequenceNumber}`) },
+  });
+  appender.addSink({
+    name: 'a',
+    onSessionEvent: (e) => void log.push(`sink-a:${e.sequenceNumber}`),
+  });
+  return { appender, publisher, logger, log };
+}
+
+describe('appendEvent (R5)', () => {
+  it('numbers from the start point, publishes only numbered events and runs the four steps in order', async () => {
+    const { appender, publisher, log } = setup(41);
+    const first = await appender.append(ev('turn_started'));
+    const second = await appender.append(ev('model_streaming'));
+    expect([first.sequenceNumber, second.sequenceNumber]).toEqual([42, 43]);
+    expect(publisher.published.map((p) => p.event.sequenceNumber)).toEqual([42, 43]);
+    expect(log).toEqual([
+      'durable:42',
+      'usage:42',
+      'sink-a:42',
+      'durable:43',
+      'usage:43',
+      'sink-a:43',
+    ]);
+  });
+
+  it('stamps the previous non-transient number on every publish', async () => {
+    const { appender, publisher } = setup(10);
+    await appender.append(ev('turn_started'));
+    await appender.append(ev('model_streaming'));
+    await appender.append(ev('model_streaming'));
+    await appender.append(ev('turn_started'));
+    expect(publisher.published.map((p) => p.previousDurableSequence)).toEqual([10, 11, 11, 11]);
+  });
+
+  it('logs a throwing sink with its phase and still notifies the others (R5.3, R5.4)', async () => {
+    const { appender, logger, log } = setup();
+    appender.addSink({
+      name: 'bad',
+      onSessionEvent: () => {
+        throw new Error('boom');
+      },
+    });
+    appender.addSink({
+      name: 'c',
+      onSessionEvent: (e) => void log.push(`sink-c:${e.sequenceNumber}`),
+    });
+    await appender.append(ev('turn_started'));
+    expect(log).toContain('sink-c:1');
+    const line = logger.lines.find((l) => l.level === 'error');
+    expect(line?.obj).toMatchObject({ phase: 'session_event.notify_sinks', sink: 'bad' });
+  });
+
+  it('warns on a failing durable step and still publishes and notifies (R5.2)', async () => {
+    const publisher = new RecordingPublisher();
+    const logger = new RecordingLogger();
+    const seen: number[] = [];
+    const appender = new EventAppender({
+      sessionId: 's1',
+      window: new EventWindow(),
+      publisher,
+      logger,
+      lastDurableSequence: 0,
+      durable: { persistDurable: async () => Promise.reject(new Error('db down')) },
+      usage: { recordUsage: () => {} },
+    });
+    appender.addSink({ name: 's', onSessionEvent: (e) => void seen.push(e.sequenceNumber) });
+    await appender.append(ev('turn_started'));
+    expect(seen).toEqual([1]);
+    expect(logger.lines.find((l) => l.level === 'warn')?.obj).toMatchObject({
+      phase: 'session_event.persist_durable',
+    });
+  });
+
+  it('a fenced publish fails with the store phase, reaches no sink, and breaks the appender', async () => {
+    const { appender, publisher, log } = setup();
+    await appender.append(ev('turn_started'));
+    publisher.fenceNext = true;
+    const error = await appender.append(ev('turn_started')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppendError);
+    expect(error).toMatchObject({ phase: 'event_store.append', code: 'fenced' });
+    publisher.fenceNext = false;
+    await expect(appender.append(ev('turn_started'))).rejects.toMatchObject({
+      code: 'session_broken',
+    });
+    expect(log.filter((l) => l.startsWith('sink-a'))).toEqual(['sink-a:1']);
+    expect(appender.broken?.code).toBe('fenced');
+  });
+
+  it('serialises concurrent appends: durable order equals event order (R5.6)', async () => {
+    const order: number[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const appender = new EventAppender({
+      sessionId: 's1',
+      window: new EventWindow(),
+      publisher: new RecordingPublisher(),
+      logger: new RecordingLogger(),
+      lastDurableSequence: 0,
+      durable: {
+        async persistDurable(e) {
+          if (e.sequenceNumber === 1) await gate;
+          order.push(e.sequenceNumber);
+        },
+      },
+      usage: { recordUsage: () => {} },
+    });
+    const all = [
+      appender.append(ev('turn_started')),
+      appender.append(ev('turn_started')),
+      appender.append(ev('turn_started')),
+    ];
+    release();
+    await Promise.all(all);
+    expect(order).toEqual([1, 2, 3]);
+  });
+
+  it('logs lifecycle events at info and summarises streaming per 100 (R5.5)', async () => {
+    const { appender, logger } = setup();
+    await appender.append(ev('turn_started'));
+    for (let i = 0; i < 250; i += 1) await appender.append(ev('model_streaming'));
+    const info = logger.lines.filter((l) => l.level === 'info');
+    expect(info.map((l) => l.msg)).toEqual([
+      'turn_started',
+      'streaming events',
+      'streaming events',
+    ]);
+  });
+});
+
+describe('EventWindow (R3)', () => {
+  it('evicts a turn’s transient events without reusing numbers (R3.3, R3.6)', () => {
+    const w = new EventWindow();
+    w.append(ev('turn_started', 'tA'));
+    w.append(ev('model_streaming', 'tA'));
+    w.append(ev('model_streaming', 'tB'));
+    expect(w.evictTransient('tA')).toBe(1);
+    expect(w.readAll().map((e) => e.sequenceNumber)).toEqual([1, 3]);
+    expect(w.append(ev('turn_started', 'tB')).sequenceNumber).toBe(4);
+    expect(w.readAfter(3).map((e) => e.sequenceNumber)).toEqual([4]);
+  });
+});

@@ -1,0 +1,264 @@
+import type { ErrorPayload, ModelRequestMessage, ModelUsage } from '@agentwire/contracts';
+import type { ModelMessage, ModelProvider, ModelToolCall, ModelToolSpec } from '@agentwire/model';
+import type { IdSource } from './ports.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+import type {
+  AssistantMessageRecord,
+  MessageTokens,
+  TranscriptWriter,
+} from './transcript-writer.ts';
+
+/** What a model step needs from its turn. */
+export interface ModelStepContext {
+  readonly emitter: SessionEmitter;
+  readonly writer: TranscriptWriter;
+  readonly model: ModelProvider;
+  readonly toolSpecs: readonly ModelToolSpec[];
+  readonly ids: IdSource;
+  readonly now: () => number;
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly signal: AbortSignal;
+  readonly parentMessageId: string;
+  readonly path: { readonly cwd: string; readonly root: string };
+  readonly mode: string;
+  readonly agent: string;
+}
+
+/** Outcome of one model step. */
+export type ModelStepResult =
+  | {
+      readonly kind: 'ok';
+      readonly assistantMessageId: string;
+      readonly text: string;
+      readonly calls: readonly ModelToolCall[];
+      readonly usage: ModelUsage;
+    }
+  | { readonly kind: 'error'; readonly error: ErrorPayload }
+  | { readonly kind: 'cancelled' };
+
+/** The `model_request.messages` form of the conversation (R16.2). */
+export function toRequestMessages(history: readonly ModelMessage[]): ModelRequestMessage[] {
+  return history.map((m) => ({
+    role: m.role,
+    content: m.content,
+    ...(m.toolCalls === undefined || m.toolCalls.length === 0
+      ? {}
+      : {
+          toolCalls: m.toolCalls.map((c) => ({
+            id: c.toolCallId,
+            name: c.toolName,
+            input: c.input as never,
+          })),
+        }),
+    ...(m.toolCallId === undefined ? {} : { toolCallId: m.toolCallId }),
+  }));
+}
+
+function tokensOf(usage: ModelUsage): MessageTokens {
+  return {
+    input: usage.inputTokens ?? 0,
+    output: usage.outputTokens ?? 0,
+    reasoning: usage.reasoningTokens ?? 0,
+    cache: { read: usage.cacheReadTokens ?? 0, write: usage.cacheWriteTokens ?? 0 },
+  };
+}
+
+/**
+ * One model step (R7.4): `model_request`, `model_streaming` per delta (transient, R3.3),
+ * then the assistant message with its text and reasoning parts, then `model_complete`
+ * (`querySource: "main_turn"`, usage) or `model_error`. The history gains the assistant
+ * message on success.
+ */
+export async function runModelStep(
+  ctx: ModelStepContext,
+  history: ModelMessage[],
+): Promise<ModelStepResult> {
+  const { emitter, turnId, traceId, model } = ctx;
+  const assistantMessageId = ctx.ids.newId('msg');
+  const textPartId = ctx.ids.newId('prt');
+  const reasoningPartId = ctx.ids.newId('prt');
+  const created = ctx.now();
+  await emitter.emit('model_request', turnId, traceId, {
+    messages: toRequestMessages(history),
+    providerId: model.providerId,
+    modelId: model.modelId,
+    querySource: 'main_turn',
+    toolCount: ctx.toolSpecs.length,
+  });
+  let text = '';
+  let reasoning = '';
+  const calls: ModelToolCall[] = [];
+  let finish: { finishReason: string; usage: ModelUsage } | undefined;
+  let failure: ErrorPayload | undefined;
+  const base = { assistantMessageId, done: false } as const;
+  for await (const part of model.stream({ messages: history, tools: ctx.toolSpecs }, ctx.signal)) {
+    if (part.type === 'text-delta') {
+      text += part.text;
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: part.text,
+        kind: 'text_delta',
+        partId: textPartId,
+      });
+    } else if (part.type === 'reasoning-delta') {
+      reasoning += part.text;
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: part.text,
+        kind: 'reasoning_delta',
+        partId: reasoningPartId,
+      });
+    } else if (part.type === 'tool-call') {
+      calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: '',
+        kind: 'tool_call',
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+      });
+    } else if (part.type === 'finish') {
+      finish = { finishReason: part.finishReason, usage: part.usage };
+    } else {
+      failure = {
+        type: 'provider_error',
+        message: part.error.message,
+        code: part.error.code,
+        retryable: part.error.retryable,
+        attribution: {
+          source: 'provider',
+          providerId: model.providerId,
+          modelId: model.modelId,
+          retryable: part.error.retryable,
+          ...(part.error.statusCode === undefined ? {} : { statusCode: part.error.statusCode }),
+        },
+      };
+    }
+  }
+  if (ctx.signal.aborted) return { kind: 'cancelled' };
+  if (failure === undefined && finish === undefined) {
+    failure = {
+      type: 'provider_error',
+      message: 'the model stream ended without a finish',
+      code: 'stream_incomplete',
+    };
+  }
+  await emitter.emit('model_streaming', turnId, traceId, {
+    assistantMessageId,
+    delta: '',
+    done: true,
+    kind: failure === undefined ? 'finish' : 'error',
+  });
+  const usage = finish?.usage ?? {};
+  await saveAssistant(ctx, {
+    assistantMessageId,
+    created,
+    text,
+    textPartId,
+    reasoning,
+    reasoningPartId,
+    usage,
+    finish,
+    failure,
+  });
+  if (failure !== undefined) {
+    await emitter.emit('model_error', turnId, traceId, {
+      error: failure,
+      retryable: failure.retryable ?? false,
+      querySource: 'main_turn',
+      providerId: model.providerId,
+      modelId: model.modelId,
+    });
+    return { kind: 'error', error: failure };
+  }
+  await emitter.emit('model_complete', turnId, traceId, {
+    content: text,
+    stopReason: finish?.finishReason ?? 'other',
+    usage,
+    querySource: 'main_turn',
+    toolCallCount: calls.length,
+    providerId: model.providerId,
+    modelId: model.modelId,
+  });
+  history.push({
+    role: 'assistant',
+    content: text,
+    ...(calls.length === 0 ? {} : { toolCalls: calls }),
+  });
+  return { kind: 'ok', assistantMessageId, text, calls, usage };
+}
+
+interface StepOutput {
+  readonly assistantMessageId: string;
+  readonly created: number;
+  readonly text: string;
+  readonly textPartId: string;
+  readonly reasoning: string;
+  readonly reasoningPartId: string;
+  readonly usage: ModelUsage;
+  readonly finish: { finishReason: string } | undefined;
+  readonly failure: ErrorPayload | undefined;
+}
+
+async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<void> {
+  const write = { sequence: ctx.emitter.appender.latestSequence, traceId: ctx.traceId };
+  const message: AssistantMessageRecord = {
+    id: out.assistantMessageId,
+    sessionId: ctx.emitter.sessionId,
+    role: 'assistant',
+    time: { created: out.created, completed: ctx.now() },
+    ...(out.failure === undefined
+      ? {}
+      : {
+          error: {
+            type: out.failure.type,
+            message: out.failure.message,
+            ...(out.failure.code === undefined ? {} : { code: out.failure.code }),
+          },
+        }),
+    parentId: ctx.parentMessageId,
+    providerId: ctx.model.providerId,
+    modelId: ctx.model.modelId,
+    mode: ctx.mode,
+    agent: ctx.agent,
+    path: ctx.path,
+    cost: 0,
+    tokens: tokensOf(out.usage),
+    ...(out.finish === undefined ? {} : { finish: out.finish.finishReason }),
+    semantics: {
+      origin: 'agent_runtime',
+      kind: 'assistant_response',
+      uiVisibility: 'visible',
+      providerVisibility: 'visible',
+      transcriptVisibility: 'visible',
+    },
+    anchor: { turnId: ctx.turnId },
+  };
+  await ctx.writer.saveAssistantMessage(message, write);
+  const sid = ctx.emitter.sessionId;
+  if (out.reasoning !== '') {
+    await ctx.writer.savePart(
+      {
+        id: out.reasoningPartId,
+        sessionId: sid,
+        messageId: out.assistantMessageId,
+        type: 'reasoning',
+        text: out.reasoning,
+      },
+      write,
+    );
+  }
+  if (out.text !== '') {
+    await ctx.writer.savePart(
+      {
+        id: out.textPartId,
+        sessionId: sid,
+        messageId: out.assistantMessageId,
+        type: 'text',
+        text: out.text,
+      },
+      write,
+    );
+  }
+}

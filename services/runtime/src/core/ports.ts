@@ -1,0 +1,54 @@
+import type { SessionEvent } from '@agentwire/contracts';
+
+/** Outcome of publishing one numbered event to the bus. */
+export type PublishOutcome =
+  | { readonly ok: true; readonly duplicate: boolean }
+  | { readonly ok: false; readonly reason: 'fenced'; readonly detail: string };
+
+/**
+ * Where numbered events go on the way out of step 1 (R5.1): JetStream in the service, a
+ * recorder in unit tests. `previousDurableSequence` is the session's previous
+ * non-transient event's number (header `Aw-Prev-Seq`).
+ */
+export interface EventPublisher {
+  publish(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome>;
+}
+
+/** R1.2: one call per subscriber. */
+export interface SessionSink {
+  readonly name: string;
+  onSessionEvent(event: SessionEvent): void | Promise<void>;
+}
+
+/** Step 2 of R5: the durable projection of R6 (and whatever else must outlive the process). */
+export interface DurableStep {
+  persistDurable(event: SessionEvent): Promise<void>;
+}
+
+/** Step 3 of R5: usage statistics from the event. */
+export interface UsageRecorder {
+  recordUsage(event: SessionEvent): void;
+}
+
+/** The logging surface the runtime needs (pino-compatible). */
+export interface RuntimeLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Time and ids come in from outside (STYLE.md). */
+export interface RuntimeClock {
+  now(): number;
+}
+
+/** Generates ids; `kind` names what the id is for (`turn`, `msg`, `part`, `evt`). */
+export interface IdSource {
+  newId(kind: string): string;
+  /** A W3C trace id (32 lowercase hex digits). */
+  newTraceId(): string;
+}
+
+/** A logger that drops everything. */
+export const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} };

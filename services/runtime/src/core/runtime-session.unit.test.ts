@@ -1,0 +1,261 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { SessionEvent } from '@agentwire/contracts';
+import { createScriptedProvider, TWO_TOOLS_WRITTEN } from '@agentwire/model';
+import { beforeEach, describe, expect, it } from 'vitest';
+import {
+  countingIds,
+  RecordingLogger,
+  RecordingPublisher,
+  RecordingWriter,
+  steppingClock,
+} from '../testing/fake-ports.ts';
+import { createWorkspaceTools } from '../tools/workspace-tools.ts';
+import { EventAppender } from './event-appender.ts';
+import { EventWindow } from './event-window.ts';
+import { RuntimeSession } from './runtime-session.ts';
+import { SessionEmitter } from './session-emitter.ts';
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'aw-rt-'));
+  await writeFile(path.join(root, 'README.md'), '# demo workspace\n');
+});
+
+function setup(options: { permissionTimeoutMs?: number } = {}) {
+  const publisher = new RecordingPublisher();
+  const writer = new RecordingWriter();
+  const ids = countingIds();
+  const clock = steppingClock();
+  const appender = new EventAppender({
+    sessionId: 's1',
+    window: new EventWindow(),
+    publisher,
+    durable: { persistDurable: async () => {} },
+    usage: { recordUsage: () => {} },
+    logger: new RecordingLogger(),
+    lastDurableSequence: 0,
+  });
+  const events: SessionEvent[] = [];
+  appender.addSink({ name: 'test', onSessionEvent: (e) => void events.push(e) });
+  const session = new RuntimeSession({
+    emitter: new SessionEmitter('s1', appender, clock, ids),
+    writer,
+    model: createScriptedProvider(),
+    tools: new Map(createWorkspaceTools({ root }).map((t) => [t.name, t])),
+    clock,
+    ids,
+    logger: new RecordingLogger(),
+    cwd: root,
+    root,
+    permissionTimeoutMs: options.permissionTimeoutMs ?? 5_000,
+    start: { persisted: false, title: null, turnCount: 0, history: [] },
+  });
+  /** Answers every permission request as it appears. */
+  const answerAll = (decision: 'allow' | 'deny') =>
+    appender.addSink({
+      name: 'frontend',
+      onSessionEvent: (e) => {
+        if (e.type === 'permission_requested' && e.payload.requestId !== undefined) {
+          session.answerPermission(e.payload.requestId, { decision });
+        }
+      },
+    });
+  return { session, publisher, writer, events, answerAll };
+}
+
+const collapse = (types: string[]) =>
+  types.filter((t, i) => t !== 'model_streaming' || types[i - 1] !== 'model_streaming');
+
+describe('a turn (issue 6, item 3)', () => {
+  it('streams text + two tool calls, one asking permission, with gapless numbers and the R7 writes', async () => {
+    const { session, publisher, writer, events, answerAll } = setup();
+    answerAll('allow');
+    const outcome = await session.prompt('[scenario:two_tools] tidy the workspace').done;
+    expect(outcome.status).toBe('complete');
+    expect(collapse(events.map((e) => e.type))).toEqual([
+      'session_title_updated',
+      'turn_started',
+      'model_request',
+      'model_streaming',
+      'model_complete',
+      'tool_call_scheduled',
+      'tool_call_scheduled',
+      'tool_call_started',
+      'tool_call_result',
+      'permission_requested',
+      'permission_resolved',
+      'tool_call_started',
+      'tool_call_result',
+      'tool_batch_complete',
+      'model_request',
+      'model_streaming',
+      'model_complete',
+      'turn_complete',
+    ]);
+    expect(events.map((e) => e.sequenceNumber)).toEqual(events.map((_, i) => i + 1));
+    expect(publisher.published.map((p) => p.event)).toEqual(events);
+    expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe(TWO_TOOLS_WRITTEN);
+    const complete = events.find((e) => e.type === 'model_complete');
+    expect(complete?.payload).toMatchObject({
+      querySource: 'main_turn',
+      usage: { totalTokens: expect.any(Number) },
+    });
+    const kinds = writer.calls.map((c) => c.kind);
+    expect(kinds.slice(0, 2)).toEqual(['ensure_session', 'save_user_message']);
+    expect(kinds.filter((k) => k === 'save_assistant_message').length).toBe(2);
+    const toolStates = writer.calls
+      .filter((c) => c.kind === 'save_part' && (c.value as { type: string }).type === 'tool')
+      .map((c) => {
+        const v = c.value as { id: string; state: { status: string } };
+        return `${v.id.split('.')[1]}:${v.state.status}`;
+      });
+    expect(toolStates).toEqual([
+      'call_1_0:pending',
+      'call_1_1:pending',
+      'call_1_0:running',
+      'call_1_0:completed',
+      'call_1_1:running',
+      'call_1_1:completed',
+    ]);
+    const completed = writer.calls.find(
+      (c) =>
+        c.kind === 'save_part' &&
+        (c.value as { state?: { status: string } }).state?.status === 'completed',
+    );
+    expect(completed?.value).toMatchObject({
+      state: {
+        metadata: {
+          schemaVersion: 1,
+          serialization: { truncated: false },
+          filesRead: ['README.md'],
+        },
+      },
+    });
+  });
+
+  it('sets the first-input title once (R9.2) and keeps a custom rename', async () => {
+    const { session, events, writer } = setup();
+    await session.prompt('   fix   the\n build  ').done;
+    await session.prompt('second prompt').done;
+    const titles = events.filter((e) => e.type === 'session_title_updated').map((e) => e.payload);
+    expect(titles).toEqual([
+      {
+        title: 'fix the build',
+        previousTitle: null,
+        source: 'first_input',
+        messageId: expect.any(String),
+      },
+    ]);
+    await session.rename('My session');
+    expect(events.at(-1)?.payload).toEqual({
+      title: 'My session',
+      previousTitle: 'fix the build',
+      source: 'custom',
+    });
+    expect(writer.calls.filter((c) => c.kind === 'ensure_session').length).toBe(1);
+  });
+
+  it('a denied permission becomes permission_denied + tool_call_error, and the file is not written', async () => {
+    const { session, events, writer, answerAll } = setup();
+    answerAll('deny');
+    await session.prompt('[scenario:two_tools]').done;
+    const types = events.map((e) => e.type);
+    expect(types).toContain('permission_denied');
+    const error = events.find((e) => e.type === 'tool_call_error');
+    expect(error?.payload).toMatchObject({
+      toolName: 'write_file',
+      error: { code: 'permission_denied' },
+    });
+    await expect(readFile(path.join(root, 'notes.txt'), 'utf8')).rejects.toThrow();
+    const last = writer.calls
+      .filter((c) => (c.value as { type?: string }).type === 'tool')
+      .at(-1)?.value;
+    expect(last).toMatchObject({ tool: 'write_file', state: { status: 'error' } });
+  });
+
+  it('an unanswered permission request times out as a denial', async () => {
+    const { session, events } = setup({ permissionTimeoutMs: 20 });
+    await session.prompt('[scenario:run_command]').done;
+    expect(events.find((e) => e.type === 'permission_denied')?.payload).toMatchObject({
+      reason: 'no answer before the timeout',
+    });
+    expect(events.at(-1)?.type).toBe('turn_complete');
+  });
+
+  it('a model error ends the turn as turn_error after model_error, with the assistant message marked', async () => {
+    const { session, events, writer } = setup();
+    const outcome = await session.prompt('[scenario:model_error]').done;
+    expect(outcome.status).toBe('error');
+    const types = events.map((e) => e.type);
+    expect(types.slice(-2)).toEqual(['model_error', 'turn_error']);
+    expect(events.at(-1)?.payload).toMatchObject({
+      turnPhase: 'model_stream',
+      error: { code: 'provider_unavailable' },
+    });
+    const assistant = writer.calls.find((c) => c.kind === 'save_assistant_message')?.value;
+    expect(assistant).toMatchObject({ error: { code: 'provider_unavailable' } });
+  });
+
+  it('a path outside the workspace is a tool error, and the turn goes on', async () => {
+    const { session, events } = setup();
+    await session.prompt('[scenario:outside_path]').done;
+    expect(events.find((e) => e.type === 'tool_call_error')?.payload).toMatchObject({
+      error: { code: 'path_outside_workspace' },
+    });
+    expect(events.at(-1)?.type).toBe('turn_complete');
+  });
+
+  it('stores an empty tool name as empty_tool_name with the original in metadata (R7.6)', async () => {
+    const { session, writer } = setup();
+    await session.prompt('[scenario:empty_tool_name]').done;
+    const part = writer.calls.find(
+      (c) => c.kind === 'save_part' && (c.value as { type: string }).type === 'tool',
+    );
+    expect(part?.value).toMatchObject({
+      tool: 'empty_tool_name',
+      state: { status: 'pending', metadata: { originalName: '' } },
+    });
+  });
+
+  it('rejects a second prompt while a turn runs, and interrupt cancels it', async () => {
+    const { session, events } = setup();
+    const ticket = session.prompt('[scenario:run_command]');
+    expect(() => session.prompt('again')).toThrow(
+      expect.objectContaining({ code: 'turn_in_progress' }),
+    );
+    await waitFor(() => events.some((e) => e.type === 'permission_requested'));
+    session.interrupt();
+    expect((await ticket.done).status).toBe('cancelled');
+    expect(events.at(-1)?.payload).toMatchObject({ resultType: 'cancelled' });
+    expect(events.find((e) => e.type === 'tool_call_error')?.payload).toMatchObject({
+      error: { code: 'interrupted' },
+    });
+  });
+
+  it('keeps the conversation across turns for the model', async () => {
+    const { session } = setup();
+    await session.prompt('one').done;
+    await session.prompt('two').done;
+    expect(session.history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(session.turnCount).toBe(2);
+  });
+});
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 2));
+  expect(condition()).toBe(true);
+}
+
+describe('workspace confinement', () => {
+  it('creates nested directories only inside the root', async () => {
+    const tools = new Map(createWorkspaceTools({ root }).map((t) => [t.name, t]));
+    await tools
+      .get('write_file')
+      ?.run({ path: 'a/b/c.txt', content: 'x' }, new AbortController().signal);
+    await mkdir(path.join(root, 'd'));
+    const listing = await tools.get('list_dir')?.run({ path: '.' }, new AbortController().signal);
+    expect(listing?.content.split('\n')).toEqual(['README.md', 'a/', 'd/']);
+  });
+});

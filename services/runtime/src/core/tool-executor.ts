@@ -1,0 +1,273 @@
+import type { ErrorPayload, JsonValue } from '@agentwire/contracts';
+import type { ModelMessage, ModelToolCall } from '@agentwire/model';
+import { type ToolDefinition, ToolError, type ToolOutput } from '../tools/tool-definition.ts';
+import type { PermissionBroker } from './permission-broker.ts';
+import type { IdSource, RuntimeClock } from './ports.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+import type { PartRecord, ToolPartState, TranscriptWriter } from './transcript-writer.ts';
+
+/** R7.6: the stored name of a call the model sent without one. */
+export const EMPTY_TOOL_NAME = 'empty_tool_name';
+
+/** Version of the completion metadata layout on tool parts (R7.5). */
+export const TOOL_METADATA_SCHEMA_VERSION = 1;
+
+/** The part id of a tool call: derivable from its scheduled event, so recovery can find it. */
+export function toolPartId(assistantMessageId: string, toolCallId: string): string {
+  return `${assistantMessageId}.${toolCallId}`;
+}
+
+/** What a tool batch needs from its turn. */
+export interface ToolBatchContext {
+  readonly emitter: SessionEmitter;
+  readonly writer: TranscriptWriter;
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  readonly permissions: PermissionBroker;
+  readonly permissionTimeoutMs: number;
+  readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly signal: AbortSignal;
+}
+
+interface PreparedCall {
+  readonly call: ModelToolCall;
+  readonly name: string;
+  readonly partId: string;
+  readonly messageId: string;
+  readonly metadata: Record<string, unknown>;
+}
+
+/** Result of a batch: the tool messages for the next model step, and counts. */
+export interface ToolBatchResult {
+  readonly messages: ModelMessage[];
+  readonly successCount: number;
+  readonly errorCount: number;
+  readonly cancelled: boolean;
+}
+
+/**
+ * Runs one step's tool calls (R7.5): every call is declared (`tool_call_scheduled`, part
+ * `pending`), then run in order, asking first where the tool needs it (R1.4), each ending
+ * as `tool_call_result` (part `completed`) or `tool_call_error` (part `error`); finally
+ * `tool_batch_complete`. An interrupted batch closes its remaining calls as errors.
+ */
+export async function runToolBatch(
+  ctx: ToolBatchContext,
+  calls: readonly ModelToolCall[],
+  assistantMessageId: string,
+): Promise<ToolBatchResult> {
+  const prepared = calls.map((call): PreparedCall => {
+    const name = call.toolName === '' ? EMPTY_TOOL_NAME : call.toolName;
+    const metadata = call.toolName === '' ? { originalName: call.toolName } : {};
+    return {
+      call,
+      name,
+      partId: toolPartId(assistantMessageId, call.toolCallId),
+      messageId: assistantMessageId,
+      metadata,
+    };
+  });
+  const order = prepared.map((p) => p.call.toolCallId);
+  for (const p of prepared) {
+    await writePart(ctx, p, { status: 'pending', input: p.call.input, metadata: p.metadata });
+    await ctx.emitter.emit('tool_call_scheduled', ctx.turnId, ctx.traceId, {
+      toolCallId: p.call.toolCallId,
+      toolName: p.name,
+      input: p.call.input as JsonValue,
+      assistantMessageId,
+      schedule: { parallelGroups: order.map((id) => [id]), executionOrder: order },
+    });
+  }
+  const messages: ModelMessage[] = [];
+  let successCount = 0;
+  let errorCount = 0;
+  for (const p of prepared) {
+    const outcome = ctx.signal.aborted
+      ? await failCall(ctx, p, {
+          type: 'interrupted',
+          message: 'the turn was interrupted',
+          code: 'interrupted',
+        })
+      : await runOne(ctx, p);
+    if (outcome.ok) successCount += 1;
+    else errorCount += 1;
+    messages.push({
+      role: 'tool',
+      content: outcome.content,
+      toolCallId: p.call.toolCallId,
+      toolName: p.name,
+      isError: !outcome.ok,
+    });
+  }
+  await ctx.emitter.emit('tool_batch_complete', ctx.turnId, ctx.traceId, {
+    toolCallIds: order,
+    successCount,
+    errorCount,
+  });
+  return { messages, successCount, errorCount, cancelled: ctx.signal.aborted };
+}
+
+type CallOutcome = { readonly ok: boolean; readonly content: string };
+
+async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutcome> {
+  const tool = ctx.tools.get(p.name);
+  if (tool === undefined) {
+    return failCall(ctx, p, {
+      type: 'tool_error',
+      message: `unknown tool ${JSON.stringify(p.name)}`,
+      code: 'unknown_tool',
+    });
+  }
+  if (tool.needsPermission) {
+    const denial = await askPermission(ctx, p, tool);
+    if (denial !== undefined) return failCall(ctx, p, denial);
+  }
+  const startedAt = ctx.clock.now();
+  await writePart(ctx, p, {
+    status: 'running',
+    input: p.call.input,
+    metadata: p.metadata,
+    time: { start: startedAt },
+  });
+  await ctx.emitter.emit('tool_call_started', ctx.turnId, ctx.traceId, {
+    toolCallId: p.call.toolCallId,
+    toolName: p.name,
+    startedAt,
+    readOnly: tool.readOnly,
+  });
+  let output: ToolOutput;
+  try {
+    output = await tool.run(p.call.input, ctx.signal);
+  } catch (err) {
+    const code = err instanceof ToolError ? err.code : 'tool_failed';
+    const message = err instanceof Error ? err.message : String(err);
+    return failCall(ctx, p, { type: 'tool_error', message, code }, startedAt);
+  }
+  const end = ctx.clock.now();
+  await writePart(ctx, p, {
+    status: 'completed',
+    input: p.call.input,
+    output: output.content,
+    metadata: completionMetadata(p, output),
+    time: { start: startedAt, end },
+  });
+  await ctx.emitter.emit('tool_call_result', ctx.turnId, ctx.traceId, {
+    toolCallId: p.call.toolCallId,
+    toolName: p.name,
+    result: {
+      success: true,
+      content: output.content,
+      truncated: output.truncated,
+      originalBytes: output.originalBytes,
+      returnedBytes: output.returnedBytes,
+    },
+    duration: end - startedAt,
+  });
+  return { ok: true, content: output.content };
+}
+
+/** R7.5 completion metadata: schema version, display payload, serialisation facts, files read. */
+function completionMetadata(p: PreparedCall, output: ToolOutput): Record<string, unknown> {
+  return {
+    ...p.metadata,
+    schemaVersion: TOOL_METADATA_SCHEMA_VERSION,
+    display: { title: p.name, summary: output.content.slice(0, 200) },
+    serialization: {
+      truncated: output.truncated,
+      rawBytes: output.originalBytes,
+      returnedBytes: output.returnedBytes,
+      spillPath: null,
+    },
+    filesRead: output.filesRead ?? [],
+  };
+}
+
+async function askPermission(
+  ctx: ToolBatchContext,
+  p: PreparedCall,
+  tool: ToolDefinition,
+): Promise<ErrorPayload | undefined> {
+  const requestId = ctx.ids.newId('perm');
+  const toolCallId = p.call.toolCallId;
+  // Wait first, then ask: an answer may arrive before the emit resolves.
+  const answered = ctx.permissions.request(
+    requestId,
+    toolCallId,
+    ctx.permissionTimeoutMs,
+    ctx.signal,
+  );
+  await ctx.emitter.emit('permission_requested', ctx.turnId, ctx.traceId, {
+    toolCallId,
+    toolName: p.name,
+    riskLevel: tool.riskLevel,
+    reason: `${p.name} changes the workspace`,
+    input: p.call.input as JsonValue,
+    requestId,
+  });
+  const outcome = await answered;
+  if (outcome.kind === 'answered' && outcome.answer.decision === 'allow') {
+    await ctx.emitter.emit('permission_resolved', ctx.turnId, ctx.traceId, {
+      toolCallId,
+      decision: 'allow',
+      requestId,
+      ...(outcome.answer.reason === undefined ? {} : { reason: outcome.answer.reason }),
+    });
+    return undefined;
+  }
+  if (outcome.kind === 'aborted')
+    return { type: 'interrupted', message: 'the turn was interrupted', code: 'interrupted' };
+  const reason =
+    outcome.kind === 'timeout'
+      ? 'no answer before the timeout'
+      : (outcome.answer.reason ?? `decision ${outcome.answer.decision}`);
+  await ctx.emitter.emit('permission_denied', ctx.turnId, ctx.traceId, {
+    toolCallId,
+    toolName: p.name,
+    reason,
+  });
+  return {
+    type: 'permission_denied',
+    message: `permission denied: ${reason}`,
+    code: outcome.kind === 'timeout' ? 'permission_timeout' : 'permission_denied',
+  };
+}
+
+async function failCall(
+  ctx: ToolBatchContext,
+  p: PreparedCall,
+  error: ErrorPayload,
+  start?: number,
+): Promise<CallOutcome> {
+  const end = ctx.clock.now();
+  await writePart(ctx, p, {
+    status: 'error',
+    input: p.call.input,
+    error: error.message,
+    metadata: { ...p.metadata, code: error.code },
+    time: { start: start ?? end, end },
+  });
+  await ctx.emitter.emit('tool_call_error', ctx.turnId, ctx.traceId, {
+    toolCallId: p.call.toolCallId,
+    toolName: p.name,
+    error: { ...error, attribution: { source: 'tool' } },
+  });
+  return { ok: false, content: error.message };
+}
+
+function writePart(ctx: ToolBatchContext, p: PreparedCall, state: ToolPartState): Promise<void> {
+  const part: PartRecord = {
+    id: p.partId,
+    sessionId: ctx.emitter.sessionId,
+    messageId: p.messageId,
+    type: 'tool',
+    callId: p.call.toolCallId,
+    tool: p.name,
+    state,
+  };
+  return ctx.writer.savePart(part, {
+    sequence: ctx.emitter.appender.latestSequence,
+    traceId: ctx.traceId,
+  });
+}

@@ -1,0 +1,137 @@
+import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
+import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import type { ToolDefinition } from '../tools/tool-definition.ts';
+import { runModelStep } from './model-step.ts';
+import type { PermissionBroker } from './permission-broker.ts';
+import type { IdSource, RuntimeClock } from './ports.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+import { runToolBatch } from './tool-executor.ts';
+import type { TranscriptWriter } from './transcript-writer.ts';
+
+/** Everything a turn needs that outlives it. */
+export interface TurnDeps {
+  readonly emitter: SessionEmitter;
+  readonly writer: TranscriptWriter;
+  readonly model: ModelProvider;
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  readonly permissions: PermissionBroker;
+  readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  readonly cwd: string;
+  readonly root: string;
+  readonly permissionTimeoutMs: number;
+  /** Model steps per turn before it ends as `error_max_turns`. */
+  readonly maxSteps: number;
+}
+
+/** One turn's input. */
+export interface TurnSpec {
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly turnNumber: number;
+  readonly input: string;
+  readonly userMessageId: string;
+  readonly inputId?: string;
+  readonly signal: AbortSignal;
+}
+
+/** How a turn ended (the caller's `TurnResult`, R1.1). */
+export interface TurnOutcome {
+  readonly turnId: string;
+  readonly status: 'complete' | 'cancelled' | 'error';
+  readonly response: string;
+  readonly error?: ErrorPayload;
+}
+
+function addUsage(total: Record<string, number>, usage: ModelUsage): void {
+  for (const [key, value] of Object.entries(usage)) {
+    if (typeof value === 'number') total[key] = (total[key] ?? 0) + value;
+  }
+}
+
+/**
+ * The agent loop of one turn (issue 6, item 3): `turn_started`, then model steps and tool
+ * batches until the model stops, then `turn_complete` (or `turn_error` on a model error).
+ * The user message is already persisted by the caller (flow 1). The history is the
+ * session's conversation and grows as the turn runs.
+ */
+export async function runTurn(
+  deps: TurnDeps,
+  spec: TurnSpec,
+  history: ModelMessage[],
+): Promise<TurnOutcome> {
+  const { emitter } = deps;
+  const { turnId, traceId } = spec;
+  const started = deps.clock.now();
+  await emitter.emit('turn_started', turnId, traceId, {
+    turnNumber: spec.turnNumber,
+    input: spec.input,
+    messageId: spec.userMessageId,
+    ...(spec.inputId === undefined ? {} : { inputId: spec.inputId }),
+  });
+  const toolSpecs = [...deps.tools.values()].map((t) => ({
+    name: t.name,
+    description: t.description,
+    inputSchema: t.inputSchema,
+  }));
+  const usage: Record<string, number> = {};
+  let toolCallCount = 0;
+  let response = '';
+  let parentMessageId = spec.userMessageId;
+  const finish = async (
+    resultType: 'success' | 'cancelled' | 'error_max_turns',
+  ): Promise<TurnOutcome> => {
+    await emitter.emit('turn_complete', turnId, traceId, {
+      response,
+      tokenCount: usage.totalTokens ?? 0,
+      usage,
+      toolCallCount,
+      duration: deps.clock.now() - started,
+      resultType,
+      ...(spec.inputId === undefined ? {} : { inputId: spec.inputId }),
+    });
+    return { turnId, status: resultType === 'cancelled' ? 'cancelled' : 'complete', response };
+  };
+  for (let step = 0; step < deps.maxSteps; step += 1) {
+    const result = await runModelStep(
+      {
+        emitter,
+        writer: deps.writer,
+        model: deps.model,
+        toolSpecs,
+        ids: deps.ids,
+        now: () => deps.clock.now(),
+        turnId,
+        traceId,
+        signal: spec.signal,
+        parentMessageId,
+        path: { cwd: deps.cwd, root: deps.root },
+        mode: 'build',
+        agent: 'build',
+      },
+      history,
+    );
+    if (result.kind === 'cancelled') return finish('cancelled');
+    if (result.kind === 'error') {
+      await emitter.emit('turn_error', turnId, traceId, {
+        error: result.error,
+        turnPhase: 'model_stream',
+        ...(spec.inputId === undefined ? {} : { inputId: spec.inputId }),
+      });
+      return { turnId, status: 'error', response, error: result.error };
+    }
+    addUsage(usage, result.usage);
+    if (result.text !== '') response = result.text;
+    parentMessageId = result.assistantMessageId;
+    if (result.calls.length === 0) return finish('success');
+    toolCallCount += result.calls.length;
+    const batch = await runToolBatch(
+      { ...deps, turnId, traceId, signal: spec.signal },
+      result.calls,
+      result.assistantMessageId,
+    );
+    history.push(...batch.messages);
+    if (batch.cancelled) return finish('cancelled');
+  }
+  return finish('error_max_turns');
+}
