@@ -1,0 +1,201 @@
+import { randomUUID } from 'node:crypto';
+import { connectBus, provision } from '@agentwire/bus';
+import { type Names, names, type SessionProjection } from '@agentwire/contracts';
+import { buildServiceApp, listenServiceApp } from '@agentwire/service';
+import { createDatabase, migrate } from '@agentwire/store';
+import { type Logger, noopLogger } from '@agentwire/telemetry';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import type { FastifyInstance } from 'fastify';
+import { allAppliedFilter, appliedSubject } from './applied-notices.ts';
+import { reduceSessionProjection } from './domain-reduce.ts';
+import { consumeEvents, type EventConsumer, ensureProjectionConsumer } from './event-consumer.ts';
+import { PgProjectionStore } from './pg-projection-store.ts';
+import { ProjectionApplier } from './projection-applier.ts';
+import type { ProjectionConfig } from './projection-config.ts';
+import { createProjectionMetrics } from './projection-metrics.ts';
+import { answerProjectionGet, type GetProjection } from './projection-query.ts';
+import { registerProjectionRoutes } from './projection-routes.ts';
+import { rebuildFromStream } from './rebuild-from-stream.ts';
+import { RebuildJobs } from './rebuild-jobs.ts';
+import { WriteCoalescer } from './write-coalescer.ts';
+
+/** A running projection instance. */
+export interface ProjectionService {
+  readonly port: number;
+  readonly app: FastifyInstance;
+  readonly applier: ProjectionApplier<SessionProjection>;
+  readonly rebuilds: RebuildJobs;
+  /** Drains (DESIGN.md "Processes"): stop pulling, finish in-flight commits, nak held, close. */
+  stop(): Promise<void>;
+}
+
+const STREAM_NOT_FOUND = 10059;
+
+async function ensureStreams(
+  nc: Parameters<typeof provision>[0],
+  jsm: { streams: { info(n: string): Promise<unknown> } },
+  n: Names,
+) {
+  try {
+    await jsm.streams.info(n.eventsStream);
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError) || error.code !== STREAM_NOT_FOUND) throw error;
+    await provision(nc, n);
+  }
+}
+
+/**
+ * Starts one projection instance (issue 5, DESIGN.md flow 3): connects to NATS and
+ * Postgres, runs migrations, ensures the shared durable consumer, applies events in
+ * per-session order, answers `<prefix>.projection.get` (queue group) and the HTTP routes,
+ * and serves `/healthz`, `/readyz`, `/metrics`.
+ */
+export async function startProjectionService(
+  config: ProjectionConfig,
+  logger: Logger = noopLogger,
+): Promise<ProjectionService> {
+  const n = names(config.AW_PREFIX);
+  const bus = await connectBus({
+    servers: config.NATS_URL,
+    name: config.INSTANCE_ID,
+    logger,
+    noAsyncTraces: true,
+  });
+  const db = createDatabase(config.DATABASE_URL, {
+    poolSize: config.DB_POOL_SIZE,
+    applicationName: config.INSTANCE_ID,
+  });
+  await migrate(db);
+  await ensureStreams(bus.nc, bus.jsm, n);
+  await ensureProjectionConsumer(bus.jsm, {
+    names: n,
+    durable: config.PROJECTION_CONSUMER,
+    ackWaitMs: config.ACK_WAIT_MS,
+    maxAckPending: config.MAX_ACK_PENDING,
+  });
+  const store = new PgProjectionStore(db);
+  const applier = new ProjectionApplier<SessionProjection>({
+    store,
+    writer: new WriteCoalescer(store, Math.max(1, config.CONCURRENCY >> 1), 200),
+    reduce: reduceSessionProjection,
+    now: Date.now,
+    holdMs: config.HOLD_MS,
+    gapNakDelayMs: config.GAP_NAK_DELAY_MS,
+    recheckMs: config.RECHECK_MS,
+    stuckAfterMs: config.STUCK_AFTER_MS,
+    maxDeliver: config.MAX_DELIVER,
+    onCommitted: (sid, last) => bus.nc.publish(appliedSubject(n.prefix, sid), String(last)),
+    logger,
+  });
+  const notices = bus.nc.subscribe(allAppliedFilter(n.prefix), {
+    callback: (_err, msg) => {
+      const sid = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      const last = Number(msg.string());
+      if (Number.isSafeInteger(last)) applier.noteCommitted(sid, last);
+    },
+  });
+  const getProjection: GetProjection = async (sid) => {
+    const row = await store.get(sid);
+    return row === undefined
+      ? undefined
+      : { projection: row.projection, asOfSeq: row.lastSequence };
+  };
+  const queries = bus.nc.subscribe(n.projectionGet, {
+    queue: 'projection',
+    callback: (_err, msg) => {
+      let data: unknown;
+      try {
+        data = msg.json();
+      } catch {
+        data = undefined;
+      }
+      void answerProjectionGet(data, getProjection).then((reply) =>
+        msg.respond(JSON.stringify(reply)),
+      );
+    },
+  });
+  const rebuilds = new RebuildJobs(
+    (sessionId, onProgress) =>
+      rebuildFromStream({
+        js: bus.js,
+        names: n,
+        store,
+        reduce: reduceSessionProjection,
+        batchSessions: config.REBUILD_BATCH_SESSIONS,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        onProgress,
+        onWritten: (sid, last) => {
+          applier.invalidate(sid);
+          bus.nc.publish(appliedSubject(n.prefix, sid), String(last));
+        },
+      }),
+    randomUUID,
+    Date.now,
+  );
+  let pending = 0;
+  const metrics = createProjectionMetrics('projection', {
+    stats: applier.stats,
+    held: () => applier.held(),
+    stuck: () => applier.stuck(),
+    consumerPending: () => pending,
+  });
+  let ready = false;
+  const app = buildServiceApp({
+    name: 'projection',
+    readiness: () => ({
+      ok: ready && !bus.nc.isClosed(),
+      detail: { consuming: ready, nats: !bus.nc.isClosed() },
+    }),
+    metricsText: () => metrics.registry.render(),
+    logger,
+  });
+  registerProjectionRoutes(app, { getProjection, rebuilds });
+  const consumer: EventConsumer = await consumeEvents({
+    js: bus.js,
+    names: n,
+    durable: config.PROJECTION_CONSUMER,
+    accept: (d) => applier.accept(d),
+    refused: (sid, seq, code) => {
+      if (sid !== undefined && seq !== undefined) applier.markBlocked(sid, seq, code);
+    },
+    batch: 1_000,
+    logger,
+  });
+  const ticker = setInterval(
+    () => {
+      applier.tick();
+      metrics.sample(Date.now());
+    },
+    Math.min(50, config.RECHECK_MS),
+  );
+  const poller = setInterval(() => {
+    bus.jsm.consumers.info(n.eventsStream, config.PROJECTION_CONSUMER).then(
+      (info) => {
+        pending = info.num_pending + info.num_ack_pending;
+      },
+      () => {},
+    );
+  }, 2_000);
+  const port = await listenServiceApp(app, { name: 'projection', port: config.HTTP_PORT, logger });
+  ready = true;
+  return {
+    port,
+    app,
+    applier,
+    rebuilds,
+    async stop() {
+      ready = false;
+      await consumer.stop();
+      await applier.drain();
+      await rebuilds.settle();
+      clearInterval(ticker);
+      clearInterval(poller);
+      notices.unsubscribe();
+      queries.unsubscribe();
+      await app.close();
+      await bus.close();
+      await db.destroy();
+      await metrics.registry.shutdown();
+    },
+  };
+}
