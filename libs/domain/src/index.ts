@@ -1,5 +1,7 @@
 export * from './action-lifecycle.ts';
 export * from './clean-title.ts';
+export * from './event-store/in-memory-session-event-store.ts';
+export * from './event-store/session-event-store.ts';
 export * from './first-input-title.ts';
 export * from './ledger-state.ts';
 export * from './model-switch-divider.ts';
