@@ -47,20 +47,30 @@ export const EventEnvelope = z.object({
 /** The envelope before type and payload are checked. */
 export type EventEnvelope = z.infer<typeof EventEnvelope>;
 
-/** A session event of type `T` with its payload narrowed (R2.1). */
-export interface SessionEventOf<T extends EventType> {
-  id: string;
-  sessionId: string;
-  turnId: string | null;
-  type: T;
-  timestamp: number;
-  traceId: string;
-  sequenceNumber: number;
-  payload: EventPayload<T>;
-}
+/**
+ * A session event of type `T` with its payload narrowed (R2.1). Distributive: for a union
+ * of types it is the union of their events, so `SessionEventOf<EventType>` is
+ * `SessionEvent`.
+ */
+export type SessionEventOf<T extends EventType> = T extends EventType
+  ? {
+      id: string;
+      sessionId: string;
+      /** Null for session-level events. */
+      turnId: string | null;
+      type: T;
+      /** Epoch milliseconds. */
+      timestamp: number;
+      /** W3C trace id. */
+      traceId: string;
+      /** 0 until the store assigns it (R2.2). */
+      sequenceNumber: number;
+      payload: EventPayload<T>;
+    }
+  : never;
 
 /** Any session event: a union discriminated on `type`, so `payload` narrows (R2.1). */
-export type SessionEvent = { [K in EventType]: SessionEventOf<K> }[EventType];
+export type SessionEvent = SessionEventOf<EventType>;
 
 /** Returns the event with the sequence number the store assigned (R2.2, R3.2). */
 export function withSequenceNumber<E extends SessionEvent>(event: E, sequenceNumber: number): E {

@@ -258,7 +258,7 @@ export function sampleSessionEvent<T extends EventType>(
   type: T,
   overrides: SampleEventOverrides = {},
 ): SessionEventOf<T> {
-  return {
+  const event = {
     id: overrides.id ?? `evt-${type}`,
     sessionId: overrides.sessionId ?? 'session-1',
     turnId: overrides.turnId === undefined ? 'turn-1' : overrides.turnId,
@@ -268,4 +268,5 @@ export function sampleSessionEvent<T extends EventType>(
     sequenceNumber: overrides.sequenceNumber ?? 0,
     payload: sampleEventPayloads[type],
   };
+  return event as SessionEventOf<T>;
 }
