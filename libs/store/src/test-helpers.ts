@@ -46,7 +46,7 @@ export function event<T extends EventType>(
   overrides: { readonly sessionId?: string; readonly id?: string } = {},
 ): SessionEventOf<T> {
   const sessionId = overrides.sessionId ?? 's1';
-  return {
+  const built = {
     id: overrides.id ?? `${sessionId}-e${sequenceNumber}`,
     sessionId,
     turnId: 't1',
@@ -56,6 +56,7 @@ export function event<T extends EventType>(
     sequenceNumber,
     payload,
   };
+  return built as SessionEventOf<T>;
 }
 
 /** Every ordering of `items` (for small arrays: n! of them). */
