@@ -24,7 +24,13 @@ afterAll(async () => {
 });
 
 /** Publishes events 1..count of a session through a fence, as a runtime would. */
-async function publishRange(conn: NatsConnection, sid: string, from: number, to: number, fence: SessionFence) {
+async function publishRange(
+  conn: NatsConnection,
+  sid: string,
+  from: number,
+  to: number,
+  fence: SessionFence,
+) {
   const js = jetstream(conn);
   for (let seq = from; seq <= to; seq++) {
     const event = seq % 3 === 0 ? transientEvent(sid, 'turn1', seq) : durableEvent(sid, seq);
@@ -50,7 +56,9 @@ describe('followSession', () => {
     const fence = new SessionFence(0);
     await publishRange(nc, sid, 1, 10, fence);
     // Another session's traffic must not leak in.
-    await publishEvent(jetstream(nc), n, durableEvent('s-other', 1), { previousDurableSequence: 0 });
+    await publishEvent(jetstream(nc), n, durableEvent('s-other', 1), {
+      previousDurableSequence: 0,
+    });
 
     const seen: number[] = [];
     const follower = followSession(jetstream(nc), n, sid, { afterSequence: 4 });

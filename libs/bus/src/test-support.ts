@@ -1,6 +1,11 @@
 /** Helpers shared by this package's integration tests (not exported from the package). */
 import { randomBytes } from 'node:crypto';
-import { createEvent, type Names, type SessionEvent, withSequenceNumber } from '@agentwire/contracts';
+import {
+  createEvent,
+  type Names,
+  type SessionEvent,
+  withSequenceNumber,
+} from '@agentwire/contracts';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
@@ -9,7 +14,11 @@ import { deadLetterStream } from './dead-letter-names.ts';
 export const traceId = (): string => randomBytes(16).toString('hex');
 
 /** A numbered non-transient event (`interrupt`) on the session's `ev` subject. */
-export function durableEvent(sessionId: string, sequenceNumber: number, id = `ev-${sessionId}-${sequenceNumber}`): SessionEvent {
+export function durableEvent(
+  sessionId: string,
+  sequenceNumber: number,
+  id = `ev-${sessionId}-${sequenceNumber}`,
+): SessionEvent {
   const event = createEvent({
     id,
     sessionId,
@@ -23,7 +32,11 @@ export function durableEvent(sessionId: string, sequenceNumber: number, id = `ev
 }
 
 /** A numbered transient event (`model_streaming`) on the turn's `tx` subject. */
-export function transientEvent(sessionId: string, turnId: string, sequenceNumber: number): SessionEvent {
+export function transientEvent(
+  sessionId: string,
+  turnId: string,
+  sequenceNumber: number,
+): SessionEvent {
   const event = createEvent({
     id: `tx-${sessionId}-${sequenceNumber}`,
     sessionId,
@@ -39,7 +52,12 @@ export function transientEvent(sessionId: string, turnId: string, sequenceNumber
 /** Deletes every stream and bucket `provision` made for `n`. */
 export async function deprovision(nc: NatsConnection, n: Names): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  for (const stream of [n.eventsStream, n.commandsStream, deadLetterStream(n), `KV_${n.leaseBucket}`]) {
+  for (const stream of [
+    n.eventsStream,
+    n.commandsStream,
+    deadLetterStream(n),
+    `KV_${n.leaseBucket}`,
+  ]) {
     await jsm.streams.delete(stream).catch(() => false);
   }
 }
@@ -52,7 +70,10 @@ export async function setup(): Promise<{ env: TestEnvironment; nc: NatsConnectio
 }
 
 /** Waits until `check` returns true, polling every 20 ms, for at most `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

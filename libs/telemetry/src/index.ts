@@ -1,3 +1,4 @@
+export { installContextPropagation } from './context-propagation.ts';
 export {
   type CreateLoggerOptions,
   createLogger,
