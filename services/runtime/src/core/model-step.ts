@@ -1,12 +1,14 @@
-import type { ErrorPayload, ModelRequestMessage, ModelUsage } from '@agentwire/contracts';
+import type {
+  AssistantMessage,
+  ErrorPayload,
+  MessageTokens,
+  ModelRequestMessage,
+  ModelUsage,
+} from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider, ModelToolCall, ModelToolSpec } from '@agentwire/model';
 import type { IdSource } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import type {
-  AssistantMessageRecord,
-  MessageTokens,
-  TranscriptWriter,
-} from './transcript-writer.ts';
+import type { TranscriptWriter } from './transcript-writer.ts';
 
 /** What a model step needs from its turn. */
 export interface ModelStepContext {
@@ -203,20 +205,13 @@ interface StepOutput {
 
 async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<void> {
   const write = { sequence: ctx.emitter.appender.latestSequence, traceId: ctx.traceId };
-  const message: AssistantMessageRecord = {
+  const completed = ctx.now();
+  const message: AssistantMessage = {
     id: out.assistantMessageId,
     sessionId: ctx.emitter.sessionId,
     role: 'assistant',
-    time: { created: out.created, completed: ctx.now() },
-    ...(out.failure === undefined
-      ? {}
-      : {
-          error: {
-            type: out.failure.type,
-            message: out.failure.message,
-            ...(out.failure.code === undefined ? {} : { code: out.failure.code }),
-          },
-        }),
+    time: { created: out.created, completed },
+    ...(out.failure === undefined ? {} : { error: out.failure }),
     parentId: ctx.parentMessageId,
     providerId: ctx.model.providerId,
     modelId: ctx.model.modelId,
@@ -245,6 +240,7 @@ async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<vo
         messageId: out.assistantMessageId,
         type: 'reasoning',
         text: out.reasoning,
+        time: { start: out.created, end: completed },
       },
       write,
     );

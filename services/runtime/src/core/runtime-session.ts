@@ -232,6 +232,7 @@ export class RuntimeSession {
     await this.#o.writer.ensureSession(
       {
         sessionId: this.sessionId,
+        parentSessionId: null,
         cwd: this.#o.cwd,
         root: this.#o.root,
         title,

@@ -129,7 +129,7 @@ describe('a turn (issue 6, item 3)', () => {
         metadata: {
           schemaVersion: 1,
           serialization: { truncated: false },
-          filesRead: ['README.md'],
+          filesRead: [{ path: 'README.md', readAt: expect.any(Number) }],
         },
       },
     });
@@ -172,7 +172,7 @@ describe('a turn (issue 6, item 3)', () => {
     const last = writer.calls
       .filter((c) => (c.value as { type?: string }).type === 'tool')
       .at(-1)?.value;
-    expect(last).toMatchObject({ tool: 'write_file', state: { status: 'error' } });
+    expect(last).toMatchObject({ toolName: 'write_file', state: { status: 'error' } });
   });
 
   it('an unanswered permission request times out as a denial', async () => {
@@ -214,8 +214,9 @@ describe('a turn (issue 6, item 3)', () => {
       (c) => c.kind === 'save_part' && (c.value as { type: string }).type === 'tool',
     );
     expect(part?.value).toMatchObject({
-      tool: 'empty_tool_name',
-      state: { status: 'pending', metadata: { originalName: '' } },
+      toolName: 'empty_tool_name',
+      state: { status: 'pending' },
+      metadata: { originalToolName: '' },
     });
   });
 

@@ -1,16 +1,18 @@
-import type { ErrorPayload, JsonValue } from '@agentwire/contracts';
+import {
+  type ErrorPayload,
+  type JsonValue,
+  normalizeToolName,
+  TOOL_COMPLETION_SCHEMA_VERSION,
+  type ToolCompletionMetadata,
+  type ToolPart,
+  type ToolState,
+} from '@agentwire/contracts';
 import type { ModelMessage, ModelToolCall } from '@agentwire/model';
 import { type ToolDefinition, ToolError, type ToolOutput } from '../tools/tool-definition.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import type { PartRecord, ToolPartState, TranscriptWriter } from './transcript-writer.ts';
-
-/** R7.6: the stored name of a call the model sent without one. */
-export const EMPTY_TOOL_NAME = 'empty_tool_name';
-
-/** Version of the completion metadata layout on tool parts (R7.5). */
-export const TOOL_METADATA_SCHEMA_VERSION = 1;
+import type { TranscriptWriter } from './transcript-writer.ts';
 
 /** The part id of a tool call: derivable from its scheduled event, so recovery can find it. */
 export function toolPartId(assistantMessageId: string, toolCallId: string): string {
@@ -36,7 +38,8 @@ interface PreparedCall {
   readonly name: string;
   readonly partId: string;
   readonly messageId: string;
-  readonly metadata: Record<string, unknown>;
+  readonly input: JsonValue;
+  readonly originalToolName?: string;
 }
 
 /** Result of a batch: the tool messages for the next model step, and counts. */
@@ -59,23 +62,23 @@ export async function runToolBatch(
   assistantMessageId: string,
 ): Promise<ToolBatchResult> {
   const prepared = calls.map((call): PreparedCall => {
-    const name = call.toolName === '' ? EMPTY_TOOL_NAME : call.toolName;
-    const metadata = call.toolName === '' ? { originalName: call.toolName } : {};
+    const { toolName, originalToolName } = normalizeToolName(call.toolName);
     return {
       call,
-      name,
+      name: toolName,
       partId: toolPartId(assistantMessageId, call.toolCallId),
       messageId: assistantMessageId,
-      metadata,
+      input: (call.input ?? null) as JsonValue,
+      ...(originalToolName === undefined ? {} : { originalToolName }),
     };
   });
   const order = prepared.map((p) => p.call.toolCallId);
   for (const p of prepared) {
-    await writePart(ctx, p, { status: 'pending', input: p.call.input, metadata: p.metadata });
+    await writePart(ctx, p, { status: 'pending', input: p.input });
     await ctx.emitter.emit('tool_call_scheduled', ctx.turnId, ctx.traceId, {
       toolCallId: p.call.toolCallId,
       toolName: p.name,
-      input: p.call.input as JsonValue,
+      input: p.input,
       assistantMessageId,
       schedule: { parallelGroups: order.map((id) => [id]), executionOrder: order },
     });
@@ -127,8 +130,7 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
   const startedAt = ctx.clock.now();
   await writePart(ctx, p, {
     status: 'running',
-    input: p.call.input,
-    metadata: p.metadata,
+    input: p.input,
     time: { start: startedAt },
   });
   await ctx.emitter.emit('tool_call_started', ctx.turnId, ctx.traceId, {
@@ -148,9 +150,9 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
   const end = ctx.clock.now();
   await writePart(ctx, p, {
     status: 'completed',
-    input: p.call.input,
+    input: p.input,
     output: output.content,
-    metadata: completionMetadata(p, output),
+    metadata: completionMetadata(p, output, end),
     time: { start: startedAt, end },
   });
   await ctx.emitter.emit('tool_call_result', ctx.turnId, ctx.traceId, {
@@ -169,18 +171,20 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
 }
 
 /** R7.5 completion metadata: schema version, display payload, serialisation facts, files read. */
-function completionMetadata(p: PreparedCall, output: ToolOutput): Record<string, unknown> {
+function completionMetadata(
+  p: PreparedCall,
+  output: ToolOutput,
+  readAt: number,
+): ToolCompletionMetadata {
   return {
-    ...p.metadata,
-    schemaVersion: TOOL_METADATA_SCHEMA_VERSION,
+    schemaVersion: TOOL_COMPLETION_SCHEMA_VERSION,
     display: { title: p.name, summary: output.content.slice(0, 200) },
     serialization: {
       truncated: output.truncated,
       rawBytes: output.originalBytes,
       returnedBytes: output.returnedBytes,
-      spillPath: null,
     },
-    filesRead: output.filesRead ?? [],
+    filesRead: (output.filesRead ?? []).map((path) => ({ path, readAt })),
   };
 }
 
@@ -203,7 +207,7 @@ async function askPermission(
     toolName: p.name,
     riskLevel: tool.riskLevel,
     reason: `${p.name} changes the workspace`,
-    input: p.call.input as JsonValue,
+    input: p.input,
     requestId,
   });
   const outcome = await answered;
@@ -243,9 +247,8 @@ async function failCall(
   const end = ctx.clock.now();
   await writePart(ctx, p, {
     status: 'error',
-    input: p.call.input,
-    error: error.message,
-    metadata: { ...p.metadata, code: error.code },
+    input: p.input,
+    error: error.code === undefined ? error.message : `${error.code}: ${error.message}`,
     time: { start: start ?? end, end },
   });
   await ctx.emitter.emit('tool_call_error', ctx.turnId, ctx.traceId, {
@@ -256,15 +259,18 @@ async function failCall(
   return { ok: false, content: error.message };
 }
 
-function writePart(ctx: ToolBatchContext, p: PreparedCall, state: ToolPartState): Promise<void> {
-  const part: PartRecord = {
+function writePart(ctx: ToolBatchContext, p: PreparedCall, state: ToolState): Promise<void> {
+  const part: ToolPart = {
     id: p.partId,
     sessionId: ctx.emitter.sessionId,
     messageId: p.messageId,
     type: 'tool',
-    callId: p.call.toolCallId,
-    tool: p.name,
+    toolCallId: p.call.toolCallId,
+    toolName: p.name,
     state,
+    ...(p.originalToolName === undefined
+      ? {}
+      : { metadata: { originalToolName: p.originalToolName } }),
   };
   return ctx.writer.savePart(part, {
     sequence: ctx.emitter.appender.latestSequence,

@@ -1,4 +1,10 @@
-import type { SessionEvent } from '@agentwire/contracts';
+import {
+  AssistantMessage,
+  Part,
+  type SessionEvent,
+  UserMessage,
+  UserMessagePart,
+} from '@agentwire/contracts';
 import type {
   EventPublisher,
   IdSource,
@@ -33,7 +39,7 @@ export type WriterCall = {
   readonly value: unknown;
 };
 
-/** A transcript writer that records every call in order. */
+/** A transcript writer that validates every call against the contracts and records it in order. */
 export class RecordingWriter implements TranscriptWriter {
   readonly calls: WriterCall[] = [];
 
@@ -45,6 +51,8 @@ export class RecordingWriter implements TranscriptWriter {
     parts: readonly unknown[],
     ctx: { sequence: number },
   ): Promise<void> {
+    UserMessage.parse(message);
+    for (const part of parts) UserMessagePart.parse(part);
     this.calls.push({
       kind: 'save_user_message',
       sequence: ctx.sequence,
@@ -52,9 +60,11 @@ export class RecordingWriter implements TranscriptWriter {
     });
   }
   async saveAssistantMessage(message: unknown, ctx: { sequence: number }): Promise<void> {
+    AssistantMessage.parse(message);
     this.calls.push({ kind: 'save_assistant_message', sequence: ctx.sequence, value: message });
   }
   async savePart(part: unknown, ctx: { sequence: number }): Promise<void> {
+    Part.parse(part);
     this.calls.push({ kind: 'save_part', sequence: ctx.sequence, value: part });
   }
   async updateTitle(update: unknown, ctx: { sequence: number }): Promise<void> {
