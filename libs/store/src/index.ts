@@ -7,6 +7,7 @@ export * from './goal-verification-divider.ts';
 export * from './ledger-repository.ts';
 export * from './messages-repository.ts';
 export * from './migrate.ts';
+export * from './persistence-commands.ts';
 export * from './processed-messages.ts';
 export * from './projection-store.ts';
 export * from './schema.ts';

@@ -76,10 +76,12 @@ const admit = (id: string) =>
 
 describe('saveMessage', () => {
   it('applies a greater version and drops an older or repeated one', async () => {
-    expect(await saveMessage(ctx.db, message('m1', 1))).toEqual({ applied: true });
-    expect(await saveMessage(ctx.db, message('m1', 3))).toEqual({ applied: true });
-    expect(await saveMessage(ctx.db, message('m1', 2))).toEqual({ applied: false });
-    expect(await saveMessage(ctx.db, message('m1', 3, 'changed'))).toEqual({ applied: false });
+    expect(await saveMessage(ctx.db, message('m1', 1))).toEqual({ outcome: 'applied' });
+    expect(await saveMessage(ctx.db, message('m1', 3))).toEqual({ outcome: 'applied' });
+    expect(await saveMessage(ctx.db, message('m1', 2))).toEqual({ outcome: 'stale' });
+    expect(await saveMessage(ctx.db, message('m1', 3, 'changed'))).toEqual({
+      outcome: 'duplicate',
+    });
     const [row] = (await loadTranscript(ctx.db, 's1')).map((t) => t.message);
     expect(row).toMatchObject({ version: 3, data: { text: 'v3' } });
   });
@@ -89,8 +91,10 @@ describe('savePart: tool parts are forward-only (R7.5)', () => {
   it('a late running never replaces completed', async () => {
     await savePart(ctx.db, toolPart('pending', 1));
     await savePart(ctx.db, toolPart('completed', 3));
-    expect(await savePart(ctx.db, toolPart('running', 2))).toEqual({ applied: false });
-    expect(await savePart(ctx.db, toolPart('pending', 9))).toEqual({ applied: false });
+    expect(await savePart(ctx.db, toolPart('running', 2))).toEqual({ outcome: 'stale' });
+    expect(await savePart(ctx.db, toolPart('pending', 9))).toEqual({ outcome: 'stale' });
+    expect(await savePart(ctx.db, toolPart('error', 9))).toEqual({ outcome: 'stale' });
+    expect(await savePart(ctx.db, toolPart('completed', 3))).toEqual({ outcome: 'duplicate' });
     const dump = await canonicalDump(ctx.db, { tables: ['parts'] });
     expect(dump.parts).toEqual([expect.objectContaining({ status: 'completed', version: 3 })]);
   });
@@ -199,8 +203,8 @@ describe('runOnce', () => {
         runs += 1;
         return saveMessage(trx, message('m1', 1));
       });
-    expect(await apply()).toEqual({ duplicate: false, outcome: { applied: true } });
-    expect(await apply()).toEqual({ duplicate: true, outcome: { applied: true } });
+    expect(await apply()).toEqual({ duplicate: false, outcome: { outcome: 'applied' } });
+    expect(await apply()).toEqual({ duplicate: true, outcome: { outcome: 'applied' } });
     expect(runs).toBe(1);
   });
 
@@ -224,6 +228,6 @@ describe('runOnce', () => {
     const retry = await runOnce(ctx.db, { scope: 'command', id: 'cmd-3' }, (trx) =>
       savePart(trx, textPart('m3', 'good')),
     );
-    expect(retry).toEqual({ duplicate: false, outcome: { applied: true } });
+    expect(retry).toEqual({ duplicate: false, outcome: { outcome: 'applied' } });
   });
 });

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import {
   type PromoteInputArgs,
   type PromoteInputOutcome,
@@ -39,9 +39,18 @@ const STATUS_RANK: Readonly<Record<ToolStatusValue, number>> = {
   error: 2,
 };
 
-/** Whether a write applied, or was dropped as older than the stored row. */
+const TERMINAL_RANK = 2;
+
+/**
+ * What a versioned write did (the contracts' `VersionDecision`): `applied`, `duplicate`
+ * (the stored row already has this version and status) or `stale` (the stored row is
+ * newer, so the write was dropped).
+ */
+export type VersionedWriteOutcome = 'applied' | 'duplicate' | 'stale';
+
+/** The result of a versioned write. */
 export interface WriteOutcome {
-  readonly applied: boolean;
+  readonly outcome: VersionedWriteOutcome;
 }
 
 /**
@@ -75,14 +84,22 @@ export async function saveMessage(
       )
       .returning('id')
       .executeTakeFirst();
-    return { applied: row !== undefined };
+    if (row !== undefined) return { outcome: 'applied' };
+    const stored = await trx
+      .selectFrom('messages')
+      .select('version')
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
+    return { outcome: stored.version === message.version ? 'duplicate' : 'stale' };
   });
 }
 
 /**
  * Upserts a part. Order: (status rank, version), compared as a pair, must grow. A tool
  * part's status is forward-only (R7.5): pending < running < completed | error, so a late
- * `running` never replaces `completed`; within one status a greater version wins.
+ * `running` never replaces `completed`, and one terminal status never replaces the other
+ * (the contracts' `classifyToolPartTransition` calls both `regress`); within one status a
+ * greater version wins.
  */
 export async function savePart(db: Kysely<Database>, part: PartInput): Promise<WriteOutcome> {
   return inTransaction(db, 'savePart', async (trx) => {
@@ -108,16 +125,27 @@ export async function savePart(db: Kysely<Database>, part: PartInput): Promise<W
             version: (eb) => eb.ref('excluded.version'),
           })
           .where((eb) =>
-            eb(
-              eb.refTuple('parts.status_rank', 'parts.version'),
-              '<',
-              eb.refTuple('excluded.status_rank', 'excluded.version'),
-            ),
+            eb.and([
+              eb(
+                eb.refTuple('parts.status_rank', 'parts.version'),
+                '<',
+                eb.refTuple('excluded.status_rank', 'excluded.version'),
+              ),
+              sql<boolean>`not (parts.status_rank = ${TERMINAL_RANK}
+                and parts.status is distinct from excluded.status)`,
+            ]),
           ),
       )
       .returning('id')
       .executeTakeFirst();
-    return { applied: row !== undefined };
+    if (row !== undefined) return { outcome: 'applied' };
+    const stored = await trx
+      .selectFrom('parts')
+      .select(['version', 'status'])
+      .where('id', '=', part.id)
+      .executeTakeFirstOrThrow();
+    const same = stored.version === part.version && stored.status === (part.status ?? null);
+    return { outcome: same ? 'duplicate' : 'stale' };
   });
 }
 

@@ -104,6 +104,8 @@ export interface UpdateTitleInput {
    * source except `custom` (a user rename, R9.3).
    */
   readonly requireFirstInputUnedited?: boolean;
+  /** Applied only while the stored first input equals this text (R9.9), when given. */
+  readonly expectedFirstInput?: string | undefined;
   readonly updatedAt: number | string | Date;
 }
 
@@ -123,8 +125,9 @@ export type UpdateTitleOutcome =
 
 /**
  * Compare-and-set of the title on its source (R9.9, R16.4): writes `title` and `source`
- * only while the stored source is in `expectedSources` (and, by default, the first input
- * is unedited); otherwise reports why it was dropped. A stub session (not yet ensured)
+ * only while the stored source is in `expectedSources` and (by default) the first input
+ * is unedited and equal to `expectedFirstInput` when given; otherwise reports why it
+ * was dropped. A stub session (not yet ensured)
  * has no source and reports `not_found`.
  */
 export async function updateTitle(
@@ -135,7 +138,7 @@ export async function updateTitle(
   return inTransaction(db, 'updateTitle', async (trx) => {
     const current = await trx
       .selectFrom('sessions')
-      .select(['title', 'title_source', 'first_input_edited', 'created_at'])
+      .select(['title', 'title_source', 'first_input', 'first_input_edited', 'created_at'])
       .where('id', '=', input.sessionId)
       .forUpdate()
       .executeTakeFirst();
@@ -146,7 +149,9 @@ export async function updateTitle(
     if (source === null || !input.expectedSources.includes(source)) {
       return { applied: false, reason: 'source_mismatch' } as const;
     }
-    if (requireUnedited && current.first_input_edited) {
+    const firstInputChanged =
+      input.expectedFirstInput !== undefined && current.first_input !== input.expectedFirstInput;
+    if ((requireUnedited && current.first_input_edited) || firstInputChanged) {
       return { applied: false, reason: 'first_input_edited' } as const;
     }
     await trx
