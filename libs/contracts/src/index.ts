@@ -41,5 +41,6 @@ export * from './session-entry.ts';
 export * from './session-event.ts';
 export * from './session-record.ts';
 export * from './subjects.ts';
+export * from './testing/sample-records.ts';
 /** Test helpers: a valid sample payload and event for every type. */
 export * from './testing/samples.ts';

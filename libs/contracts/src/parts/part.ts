@@ -31,7 +31,7 @@ export const PART_TYPES = [
   'compaction',
   'subtask',
   'timeline',
-] as const;
+] as const satisfies readonly Part['type'][];
 /** One of the thirteen part types. */
 export type PartType = (typeof PART_TYPES)[number];
 

@@ -15,10 +15,10 @@ export interface SessionEventStore {
   append(event: SessionEvent): Promise<SessionEvent>;
   /** Every retained event of the session, in sequence order. */
   readAll(sessionId: string): Promise<readonly SessionEvent[]>;
-  /** Retained events with a sequence number greater than `afterSequence`, in order. */
-  readAfter(sessionId: string, afterSequence: number): Promise<readonly SessionEvent[]>;
+  /** Retained events with a sequence number greater than `afterSequenceNumber`, in order. */
+  readAfter(sessionId: string, afterSequenceNumber: number): Promise<readonly SessionEvent[]>;
   /** The last number assigned in the session (0 when none), evicted events included. */
-  latestSequence(sessionId: string): Promise<number>;
+  latestSequenceNumber(sessionId: string): Promise<number>;
   /** Deletes the session's events; its numbers are still never reused (R2.3). */
   deleteSession(sessionId: string): Promise<void>;
 }
