@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 const exclude = ['**/node_modules/**', '**/dist/**', '.tools/**'];
@@ -19,6 +20,11 @@ export default defineConfig({
           globalSetup: ['libs/testing/src/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
+          // Server tests mostly wait on I/O: run at least 3 files at once even on 2 cores
+          // (vitest's default is cores - 1). A different maxWorkers needs its own group,
+          // so the int tier runs after the unit tier.
+          maxWorkers: Math.max(3, availableParallelism() - 1),
+          sequence: { groupOrder: 1 },
         },
       },
     ],

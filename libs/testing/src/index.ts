@@ -1,1 +1,20 @@
-export { createTestEnvironment, type TestEnvironment } from './environment.ts';
+export { type CheckedUrls, checkServers } from './check-servers.ts';
+export {
+  createTestEnvironment,
+  type TestEnvironment,
+  type TestEnvironmentOptions,
+} from './environment.ts';
+export { PostgresControlError } from './postgres-control.ts';
+export type { Capability } from './postgres-server.ts';
+export type { HarnessInfo } from './provided-context.ts';
+export { postgresRestartSupport, restartPostgres } from './restart-postgres.ts';
+export {
+  readServerSettings,
+  type ServerMode,
+  type ServerSettings,
+} from './server-settings.ts';
+export {
+  type ServerKind,
+  ServerUnreachableError,
+  type UnreachableServer,
+} from './server-unreachable-error.ts';
