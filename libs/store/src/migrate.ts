@@ -15,9 +15,9 @@ export interface MigrateOutcome {
 /**
  * Brings the schema to the latest version (DESIGN.md "Postgres": one command, safe from
  * several processes at once). One session-level `pg_advisory_lock` on one connection
- * serialises concurrent callers around kysely's `Migrator` (whose own lock is taken after
- * it has created its bookkeeping tables, which races on a fresh database). A second
- * caller waits, then finds nothing to do.
+ * serialises concurrent callers around kysely's `Migrator`, so safety does not rest on
+ * the library's own locking (docs/decisions/0030). A second caller waits, then finds
+ * nothing to do.
  *
  * @throws {StoreError} when a migration fails (it is rolled back) or Postgres is unreachable.
  */
