@@ -35,8 +35,7 @@ export type LedgerTransition =
     }
   | { readonly ok: false; readonly reason: 'terminal'; readonly status: TerminalLedgerStatus };
 
-/** True for the four terminal statuses of R14.2. */
-export function isTerminalLedgerStatus(status: LedgerStatus): status is TerminalLedgerStatus {
+function isTerminal(status: LedgerStatus): status is TerminalLedgerStatus {
   return status !== 'admitted';
 }
 
@@ -59,7 +58,7 @@ export function applyLedgerOperation(
   status: LedgerStatus,
   operation: LedgerOperation,
 ): LedgerTransition {
-  if (isTerminalLedgerStatus(status)) return { ok: false, reason: 'terminal', status };
+  if (isTerminal(status)) return { ok: false, reason: 'terminal', status };
   const next = TARGET[operation.kind];
   if (operation.kind === 'discard' || operation.kind === 'fail') {
     return { ok: true, status: next, statusReason: operation.reason };

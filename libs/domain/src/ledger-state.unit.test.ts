@@ -1,12 +1,7 @@
+import { isTerminalLedgerStatus, LedgerStatus } from '@agentwire/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyLedgerOperation,
-  isTerminalLedgerStatus,
-  LEDGER_STATUSES,
-  type LedgerOperation,
-  type LedgerStatus,
-} from './ledger-state.ts';
+import { applyLedgerOperation, type LedgerOperation } from './ledger-state.ts';
 
 const operations: readonly LedgerOperation[] = [
   { kind: 'promote' },
@@ -47,7 +42,7 @@ describe('ledger state machine (R14.2)', () => {
   });
 
   it('given a terminal row, when any operation arrives, then it is refused and unchanged', () => {
-    for (const status of LEDGER_STATUSES.filter(isTerminalLedgerStatus)) {
+    for (const status of LedgerStatus.options.filter(isTerminalLedgerStatus)) {
       for (const op of operations) {
         expect(applyLedgerOperation(status, op)).toEqual({ ok: false, reason: 'terminal', status });
       }

@@ -1,10 +1,16 @@
-import { SyntheticSource } from '@agentwire/contracts';
+import {
+  type AnchorOrigin,
+  type MessageKind,
+  type MessageSemantics,
+  SyntheticSource,
+} from '@agentwire/contracts';
 
 /** The twelve sources of synthetic notices (R8.1), as `@agentwire/contracts` defines them. */
 export const SYNTHETIC_SOURCES: readonly SyntheticSource[] = SyntheticSource.options;
 
 /** Message kinds a synthetic notice can take (R8.3, a subset of R16.4's kinds). */
-export type SyntheticNoticeKind =
+export type SyntheticNoticeKind = Extract<
+  MessageKind,
   | 'background_notification'
   | 'subagent_notification'
   | 'system_reminder'
@@ -12,22 +18,24 @@ export type SyntheticNoticeKind =
   | 'rewind_notice'
   | 'todo_reminder'
   | 'shared_context'
-  | 'user_prompt';
+  | 'user_prompt'
+>;
 
 /** Who a notice is for: by default the model only (R8). */
 export type SyntheticVisibility = 'model_only' | 'user_visible';
 
-/** Message semantics of a synthetic notice (R7.8, R16.4). */
-export interface SyntheticNoticeSemantics {
+/** Message semantics of a synthetic notice (R7.8, R16.4): never `debug` in the UI. */
+export type SyntheticNoticeSemantics = MessageSemantics & {
   readonly origin: 'agent_runtime' | 'import';
   readonly kind: SyntheticNoticeKind;
   readonly uiVisibility: 'visible' | 'hidden';
-  readonly providerVisibility: 'visible' | 'hidden';
-  readonly transcriptVisibility: 'visible' | 'hidden';
-}
+};
 
 /** The anchor's input source of a synthetic notice (R8.4). */
-export type SyntheticAnchorOrigin = 'backgroundResult' | 'goalContinuation' | 'synthetic';
+export type SyntheticAnchorOrigin = Extract<
+  AnchorOrigin,
+  'backgroundResult' | 'goalContinuation' | 'synthetic'
+>;
 
 const KIND: { readonly [S in SyntheticSource]: SyntheticNoticeKind } = {
   background_task: 'background_notification',

@@ -1,5 +1,9 @@
-import { isTransientEventType, type SessionEvent } from '@agentwire/contracts';
-import { EventStoreError, type SessionEventStore } from './session-event-store.ts';
+import {
+  isTransientEventType,
+  type SessionEvent,
+  type SessionEventStore,
+} from '@agentwire/contracts';
+import { EventStoreError } from './event-store-error.ts';
 import { SessionLog } from './session-log.ts';
 
 /** A sealed single-turn session's transient events go after this long (R3.5). */
@@ -24,7 +28,7 @@ export interface EventStoreCounters {
 }
 
 /**
- * An in-memory {@link SessionEventStore} with turn-window retention (R3.3-R3.6):
+ * An in-memory `SessionEventStore` (the port of `@agentwire/contracts`) with turn-window retention (R3.3-R3.6):
  * - `append` numbers events 1, 2, 3... per session (R2.2, R2.3);
  * - `turn_complete` / `turn_error` seal their turn (R3.4);
  * - the next `turn_started` evicts the transient events of every sealed turn (one turn of

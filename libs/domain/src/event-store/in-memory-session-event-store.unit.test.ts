@@ -1,7 +1,7 @@
 import { type EventType, type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
 import { describe, expect, it } from 'vitest';
+import { EventStoreError } from './event-store-error.ts';
 import { InMemorySessionEventStore } from './in-memory-session-event-store.ts';
-import { EventStoreError } from './session-event-store.ts';
 
 function setup() {
   let clock = 0;
