@@ -1,0 +1,280 @@
+import { ATTRS, extractTraceContext, type HeaderCarrier, type Logger } from '@agentwire/telemetry';
+import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import {
+  type Attributes,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+} from '@opentelemetry/api';
+import { backoffMs } from './backoff.ts';
+import type { Decoded, InvalidCode } from './decoded-message.ts';
+import type { WorkerMetrics } from './worker-metrics.ts';
+
+/** How one consumer turns messages into committed rows. */
+export interface BatchHandler<T> {
+  /** Pure and cheap: header checks first, then parse (R6: other types are skipped unparsed). */
+  decode(msg: JsMsg): Decoded<T>;
+  /** Applies every item in one transaction; throws (a classifiable error) when it fails. */
+  applyAll(items: readonly T[]): Promise<void>;
+  /** Runs after the commit, before the acks (the command confirmations). */
+  afterCommit?(items: readonly T[]): Promise<void>;
+  /** Span attributes of one item. */
+  attributes?(item: T): Attributes;
+}
+
+/** Where a message that cannot be applied goes, with its reason (bus dead-letter subject). */
+export type DeadLetter = (msg: JsMsg, code: InvalidCode, reason: string) => Promise<void>;
+
+/** Options of {@link startBatchConsumer}. */
+export interface BatchConsumerOptions<T> {
+  /** Label used in logs, metrics and span names (the durable name). */
+  readonly name: string;
+  readonly consumer: Consumer;
+  readonly handler: BatchHandler<T>;
+  /** Most messages applied in one transaction; also the pull buffer. */
+  readonly batchSize: number;
+  /** Deliveries of a message whose apply keeps failing non-retryably before it is dead-lettered. */
+  readonly maxDeliver: number;
+  readonly deadLetter: DeadLetter;
+  /** The store's error classification: retryable errors are nak-ed with backoff, forever. */
+  readonly classify: (err: unknown) => {
+    readonly retryable: boolean;
+    readonly code?: string | undefined;
+  };
+  readonly metrics: WorkerMetrics;
+  readonly logger: Logger;
+  readonly tracer: Tracer;
+  /** Called after a batch's commit with its messages (benchmarks measure lag with it). */
+  readonly onCommitted?: (messages: readonly JsMsg[]) => void;
+}
+
+/** A running consumer. */
+export interface RunningBatchConsumer {
+  /** Stops pulling, finishes (commits and acks) what was received, then resolves. */
+  stop(): Promise<void>;
+}
+
+interface Pending<T> {
+  readonly msg: JsMsg;
+  readonly value: T;
+  readonly span: Span;
+}
+
+const emptyHeaders: HeaderCarrier = { get: () => undefined, set: () => {} };
+
+/**
+ * Runs one durable pull consumer (issue 4 item 3): messages are buffered as they arrive and
+ * applied in batches, one transaction per batch; each is acked only after its commit.
+ * A retryable failure (connection, serialisation, deadlock) naks the batch with backoff and
+ * never gives up; any other failure retries each message alone, so one bad message cannot
+ * hold back its batch, and dead-letters it after `maxDeliver` deliveries. Invalid input is
+ * dead-lettered at once: redelivery cannot fix a message that does not parse.
+ */
+export async function startBatchConsumer<T>(
+  options: BatchConsumerOptions<T>,
+): Promise<RunningBatchConsumer> {
+  const { name, metrics, logger } = options;
+  const queue: JsMsg[] = [];
+  let wake: (() => void) | undefined;
+  let stopping = false;
+  const messages: ConsumerMessages = await options.consumer.consume({
+    max_messages: options.batchSize * 2,
+    callback: (msg) => {
+      queue.push(msg);
+      wake?.();
+    },
+  });
+
+  const loop = (async () => {
+    while (!stopping || queue.length > 0) {
+      if (queue.length === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        continue;
+      }
+      const batch = queue.splice(0, options.batchSize);
+      try {
+        await processBatch(options, batch);
+      } catch (error) {
+        logger.error({ err: error, consumer: name }, 'batch processing failed unexpectedly');
+        for (const msg of batch) msg.nak(backoffMs(msg.info.deliveryCount));
+      }
+      const last = batch[batch.length - 1];
+      if (last !== undefined) metrics.setLag(name, last.info.pending);
+    }
+  })();
+
+  return {
+    async stop() {
+      stopping = true;
+      await messages.close();
+      wake?.();
+      await loop;
+      logger.info({ consumer: name }, 'consumer drained');
+    },
+  };
+}
+
+async function processBatch<T>(
+  options: BatchConsumerOptions<T>,
+  batch: readonly JsMsg[],
+): Promise<void> {
+  const { handler, metrics, name } = options;
+  const pending: Pending<T>[] = [];
+  for (const msg of batch) {
+    const decoded = safeDecode(handler, msg);
+    if (decoded.kind === 'skip') {
+      msg.ack();
+      metrics.processed.add(1, { [ATTRS.consumer]: name, [ATTRS.outcome]: 'skipped' });
+    } else if (decoded.kind === 'invalid') {
+      await deadLetterOrRetry(options, msg, decoded.code, decoded.reason);
+    } else {
+      pending.push({ msg, value: decoded.value, span: startSpan(options, msg, decoded.value) });
+    }
+  }
+  if (pending.length === 0) return;
+  const failure = await applyAndAck(options, pending);
+  if (failure === undefined) return;
+  const c = options.classify(failure);
+  if (c.retryable) {
+    options.logger.warn(
+      { err: failure, consumer: name, code: c.code, count: pending.length },
+      'retryable store failure; nak with backoff',
+    );
+    for (const p of pending) retry(options, p, failure);
+    return;
+  }
+  // Isolate the culprit: apply each message alone.
+  for (const p of pending) {
+    const err = await applyAndAck(options, [p]);
+    if (err === undefined) continue;
+    const single = options.classify(err);
+    if (single.retryable || p.msg.info.deliveryCount < options.maxDeliver) {
+      retry(options, p, err);
+    } else {
+      endSpan(p.span, err);
+      await deadLetterOrRetry(
+        options,
+        p.msg,
+        'apply_failed',
+        `apply failed after ${p.msg.info.deliveryCount} deliveries: ${messageOf(err)}`,
+      );
+    }
+  }
+}
+
+async function applyAndAck<T>(
+  options: BatchConsumerOptions<T>,
+  pending: readonly Pending<T>[],
+): Promise<unknown> {
+  const started = performance.now();
+  try {
+    await options.handler.applyAll(pending.map((p) => p.value));
+  } catch (error) {
+    return error;
+  }
+  const committed = Date.now();
+  options.metrics.commitDuration.record((performance.now() - started) / 1000, {
+    [ATTRS.consumer]: options.name,
+  });
+  if (options.handler.afterCommit !== undefined) {
+    try {
+      await options.handler.afterCommit(pending.map((p) => p.value));
+    } catch (error) {
+      options.logger.warn({ err: error, consumer: options.name }, 'after-commit step failed');
+    }
+  }
+  const labels = { [ATTRS.consumer]: options.name, [ATTRS.outcome]: 'applied' };
+  for (const p of pending) {
+    p.msg.ack();
+    options.metrics.commitLag.record(
+      Math.max(0, committed - p.msg.info.timestampNanos / 1e6) / 1000,
+      {
+        [ATTRS.consumer]: options.name,
+      },
+    );
+    endSpan(p.span);
+  }
+  options.metrics.processed.add(pending.length, labels);
+  options.onCommitted?.(pending.map((p) => p.msg));
+  return undefined;
+}
+
+function retry<T>(options: BatchConsumerOptions<T>, p: Pending<T>, err: unknown): void {
+  p.msg.nak(backoffMs(p.msg.info.deliveryCount));
+  options.metrics.retried.add(1, { [ATTRS.consumer]: options.name });
+  endSpan(p.span, err);
+}
+
+async function deadLetterOrRetry<T>(
+  options: BatchConsumerOptions<T>,
+  msg: JsMsg,
+  code: InvalidCode,
+  reason: string,
+): Promise<void> {
+  try {
+    await options.deadLetter(msg, code, reason);
+  } catch (error) {
+    options.logger.warn({ err: error, consumer: options.name }, 'dead-letter publish failed; nak');
+    msg.nak(backoffMs(msg.info.deliveryCount));
+    return;
+  }
+  msg.ack();
+  options.logger.warn(
+    { consumer: options.name, code, reason, subject: msg.subject, streamSeq: msg.seq },
+    'message dead-lettered',
+  );
+  options.metrics.deadLettered.add(1, {
+    [ATTRS.consumer]: options.name,
+    [ATTRS.deadLetterCode]: code,
+  });
+  options.metrics.processed.add(1, {
+    [ATTRS.consumer]: options.name,
+    [ATTRS.outcome]: 'dead_lettered',
+  });
+}
+
+function safeDecode<T>(handler: BatchHandler<T>, msg: JsMsg): Decoded<T> {
+  try {
+    return handler.decode(msg);
+  } catch (error) {
+    return {
+      kind: 'invalid',
+      code: 'invalid_envelope',
+      reason: `decode threw: ${messageOf(error)}`,
+    };
+  }
+}
+
+function startSpan<T>(options: BatchConsumerOptions<T>, msg: JsMsg, value: T): Span {
+  const parent = extractTraceContext(msg.headers ?? emptyHeaders);
+  return options.tracer.startSpan(
+    `${options.name} process`,
+    {
+      kind: SpanKind.CONSUMER,
+      attributes: {
+        [ATTRS.messagingSystem]: 'nats',
+        [ATTRS.messagingDestination]: msg.subject,
+        [ATTRS.deliveryCount]: msg.info.deliveryCount,
+        [ATTRS.consumer]: options.name,
+        ...(options.handler.attributes?.(value) ?? {}),
+      },
+    },
+    parent,
+  );
+}
+
+function endSpan(span: Span, err?: unknown): void {
+  if (err !== undefined) {
+    span.recordException(err instanceof Error ? err : String(err));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(err) });
+  }
+  span.end();
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,27 @@
+/**
+ * What decoding one bus message gave: an item to apply, a message to acknowledge untouched
+ * (`skip`), or invalid input to dead-letter with a stable code and a reason naming what
+ * was wrong (DESIGN.md invariant "bad input never poisons a consumer").
+ */
+export type Decoded<T> =
+  | { readonly kind: 'apply'; readonly value: T }
+  | { readonly kind: 'skip'; readonly why: string }
+  | { readonly kind: 'invalid'; readonly code: InvalidCode; readonly reason: string };
+
+/** Stable codes carried in the `Aw-Dlq-Code` header of a dead-lettered message. */
+export type InvalidCode =
+  | 'oversized'
+  | 'malformed_json'
+  | 'invalid_envelope'
+  | 'invalid_payload'
+  | 'unknown_event_type'
+  | 'unknown_command'
+  | 'invalid_command'
+  | 'subject_mismatch'
+  | 'header_mismatch'
+  | 'apply_failed';
+
+/** Shorthand for an invalid outcome. */
+export function invalid(code: InvalidCode, reason: string): Decoded<never> {
+  return { kind: 'invalid', code, reason };
+}

@@ -1,0 +1,40 @@
+export { applyCommand } from './apply-command.ts';
+export {
+  type BatchHandler,
+  type DeadLetter,
+  type RunningBatchConsumer,
+  startBatchConsumer,
+} from './batch-consumer.ts';
+export { commandBatchHandler } from './command-batch-handler.ts';
+export { WorkerConfig } from './config.ts';
+export { decodeCommandMessage } from './decode-command-message.ts';
+export { decodeEventMessage, sessionOfSubject } from './decode-event-message.ts';
+export type { Decoded, InvalidCode } from './decoded-message.ts';
+export { eventBatchHandler } from './event-batch-handler.ts';
+export {
+  type PersistenceWorker,
+  type PersistenceWorkerDeps,
+  type PersistenceWorkerSettings,
+  startPersistenceWorker,
+} from './persistence-worker.ts';
+export {
+  startWorkerRuntime,
+  type WorkerRuntime,
+  type WorkerRuntimeOptions,
+} from './start-worker-runtime.ts';
+/** Test and bench helpers: seeded workload, publishing, consumer backlog. */
+export { publishAll, publishWorkItem } from './testing/publish-work-item.ts';
+export {
+  type ConsumerBacklog,
+  consumerBacklogs,
+  waitForConsumersIdle,
+} from './testing/wait-for-consumers.ts';
+export {
+  generateWorkload,
+  seededRandom,
+  sessionOf,
+  shuffleWithinSessions,
+  type WorkItem,
+  type WorkloadOptions,
+} from './testing/workload.ts';
+export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

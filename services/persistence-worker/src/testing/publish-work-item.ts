@@ -1,0 +1,56 @@
+import { eventHeaders } from '@agentwire/bus';
+import { HEADERS, type Names } from '@agentwire/contracts';
+import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { sessionOf, type WorkItem } from './workload.ts';
+
+const encoder = new TextEncoder();
+
+/**
+ * Publishes one workload item the way the runtime does: an event on its session's `ev`
+ * subject with the bus's event headers, a command on `<prefix>.persist.<sid>` with
+ * `Aw-Type` = its kind. `msgIdSuffix` makes a deliberate repeat get past the broker's
+ * de-duplication, so the worker sees it twice.
+ */
+export function publishWorkItem(
+  js: JetStreamClient,
+  n: Names,
+  item: WorkItem,
+  msgIdSuffix = '',
+): Promise<PubAck> {
+  if (item.kind === 'event') {
+    const h = eventHeaders(item.event, 0);
+    h.set(HEADERS.msgId, `${item.event.id}${msgIdSuffix}`);
+    return js.publish(
+      n.eventSubject(item.event.sessionId),
+      encoder.encode(JSON.stringify(item.event)),
+      { headers: h },
+    );
+  }
+  const h = natsHeaders();
+  h.set(HEADERS.msgId, `${item.command.commandId}${msgIdSuffix}`);
+  h.set(HEADERS.eventType, item.command.kind);
+  return js.publish(
+    n.commandSubject(sessionOf(item)),
+    encoder.encode(JSON.stringify(item.command)),
+    { headers: h },
+  );
+}
+
+/**
+ * Publishes items in order with up to `window` publishes in flight (one connection keeps
+ * their order), resolving when the broker has acked them all.
+ */
+export async function publishAll(
+  js: JetStreamClient,
+  n: Names,
+  items: readonly WorkItem[],
+  options: { readonly window?: number; readonly msgIdSuffix?: string } = {},
+): Promise<void> {
+  const window = options.window ?? 256;
+  for (let i = 0; i < items.length; i += window) {
+    await Promise.all(
+      items.slice(i, i + window).map((item) => publishWorkItem(js, n, item, options.msgIdSuffix)),
+    );
+  }
+}
