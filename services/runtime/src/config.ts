@@ -1,0 +1,52 @@
+import { DEFAULT_PREFIX } from '@agentwire/contracts';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/**
+ * The runtime's environment (DESIGN.md "Processes": zod-validated). The model is the
+ * scripted provider unless `AW_MODEL_PROVIDER=openai-compatible`, which needs
+ * `AW_MODEL_BASE_URL` and `AW_MODEL_ID` (and usually `AW_MODEL_API_KEY`).
+ */
+export const RuntimeConfig = z
+  .object({
+    NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+    AW_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be one subject token')
+      .default(DEFAULT_PREFIX),
+    HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+    /** Every tool path is confined to this directory (issue 6, item 4). */
+    AW_WORKSPACE_ROOT: z.string().min(1),
+    /** This process's instance id; random per start when absent (never reused, R13.1). */
+    AW_INSTANCE_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .optional(),
+    AW_MODEL_PROVIDER: z.enum(['scripted', 'openai-compatible']).default('scripted'),
+    AW_MODEL_BASE_URL: z.string().url().optional(),
+    AW_MODEL_API_KEY: z.string().optional(),
+    AW_MODEL_ID: z.string().min(1).optional(),
+    AW_SCRIPTED_SCENARIO: z.string().min(1).default('streamed_text'),
+    /** Overrides every scripted scenario's delay between streamed parts. */
+    AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
+    AW_PERMISSION_TIMEOUT_MS: positiveInt(120_000),
+    AW_CONFIRM_TIMEOUT_MS: positiveInt(10_000),
+    /** Must match the lease bucket's TTL (provisioned with it when the bucket is new). */
+    AW_LEASE_TTL_MS: positiveInt(30_000),
+    AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
+    AW_DRAIN_TIMEOUT_MS: positiveInt(20_000),
+  })
+  .refine(
+    (c) =>
+      c.AW_MODEL_PROVIDER === 'scripted' ||
+      (c.AW_MODEL_BASE_URL !== undefined && c.AW_MODEL_ID !== undefined),
+    {
+      message: 'AW_MODEL_PROVIDER=openai-compatible needs AW_MODEL_BASE_URL and AW_MODEL_ID',
+      path: ['AW_MODEL_BASE_URL'],
+    },
+  );
+/** The runtime's parsed configuration. */
+export type RuntimeConfig = z.infer<typeof RuntimeConfig>;

@@ -1,0 +1,102 @@
+import type { JsonValue, SessionEvent } from '@agentwire/contracts';
+
+/** A tool call that was declared but never closed. */
+export interface OpenToolCall {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  readonly input: JsonValue;
+  readonly assistantMessageId: string | undefined;
+  readonly startedAt: number | undefined;
+}
+
+/** A turn that started and was never sealed by `turn_complete` or `turn_error` (R3.4). */
+export interface OpenTurn {
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly inputId: string | undefined;
+  readonly toolCalls: readonly OpenToolCall[];
+}
+
+/** What a replay of a session's non-transient events says about its turns. */
+export interface TurnScan {
+  readonly open: OpenTurn | undefined;
+  readonly lastSealedTurnId: string | undefined;
+  readonly turnCount: number;
+}
+
+/**
+ * Folds a session's non-transient events (in order) into what crash reconciliation needs
+ * (DESIGN.md flow 6): the unsealed turn with its still open tool calls, the last sealed
+ * turn (whose transient events may still wait for purging) and the number of turns.
+ */
+export class TurnScanner {
+  #open:
+    | {
+        turnId: string;
+        traceId: string;
+        inputId: string | undefined;
+        calls: Map<string, OpenToolCall>;
+      }
+    | undefined;
+  #lastSealed: string | undefined;
+  #turns = 0;
+
+  /** Feeds one event. */
+  add(event: SessionEvent): void {
+    switch (event.type) {
+      case 'turn_started':
+        this.#turns += 1;
+        this.#open = {
+          turnId: event.turnId ?? '',
+          traceId: event.traceId,
+          inputId: event.payload.inputId,
+          calls: new Map(),
+        };
+        return;
+      case 'turn_complete':
+      case 'turn_error':
+        if (this.#open?.turnId === event.turnId) this.#open = undefined;
+        if (event.turnId !== null) this.#lastSealed = event.turnId;
+        return;
+      case 'tool_call_scheduled':
+        this.#open?.calls.set(event.payload.toolCallId, {
+          toolCallId: event.payload.toolCallId,
+          toolName: event.payload.toolName,
+          input: event.payload.input,
+          assistantMessageId: event.payload.assistantMessageId,
+          startedAt: undefined,
+        });
+        return;
+      case 'tool_call_started': {
+        const call = this.#open?.calls.get(event.payload.toolCallId);
+        if (call !== undefined)
+          this.#open?.calls.set(call.toolCallId, { ...call, startedAt: event.payload.startedAt });
+        return;
+      }
+      case 'tool_call_result':
+      case 'tool_call_error':
+        this.#open?.calls.delete(event.payload.toolCallId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The result so far. */
+  result(): TurnScan {
+    const open = this.#open;
+    return {
+      open:
+        open === undefined
+          ? undefined
+          : {
+              turnId: open.turnId,
+              traceId: open.traceId,
+              inputId: open.inputId,
+              toolCalls: [...open.calls.values()],
+            },
+      lastSealedTurnId: this.#lastSealed,
+      turnCount: this.#turns,
+    };
+  }
+}

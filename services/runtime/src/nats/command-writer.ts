@@ -1,0 +1,161 @@
+import { publishCommand } from '@agentwire/bus';
+import {
+  type AssistantMessage,
+  type Names,
+  nextCommandVersion,
+  type Part,
+  type PersistenceCommand,
+  PersistenceConfirmation,
+  type TitleSource,
+  type UserMessage,
+  type UserMessagePart,
+} from '@agentwire/contracts';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { IdSource, RuntimeClock, RuntimeLogger } from '../core/ports.ts';
+import type { SessionRecord, TranscriptWriter, WriteContext } from '../core/transcript-writer.ts';
+
+/** Options of {@link CommandWriter}. */
+export interface CommandWriterOptions {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly names: Names;
+  readonly sessionId: string;
+  readonly ids: IdSource;
+  readonly clock: RuntimeClock;
+  readonly logger: RuntimeLogger;
+  /** How long `saveUserMessage` waits for the worker's commit confirmation (flow 1). */
+  readonly confirmTimeoutMs: number;
+}
+
+/**
+ * The transcript writer of the service (R7, flow 1): each write is a persistence command
+ * on the work-queue stream, acknowledged by the broker before the call resolves. Versions
+ * grow per session (at least the clock), so a late or repeated write never overwrites a
+ * newer one. The user message additionally waits for the worker's commit confirmation; on
+ * timeout the turn goes on and a warning is logged (the command stays queued).
+ */
+export class CommandWriter implements TranscriptWriter {
+  readonly #o: CommandWriterOptions;
+  readonly #waiting = new Map<string, (c: PersistenceConfirmation) => void>();
+  readonly #sub: Subscription;
+  #version = 0;
+
+  constructor(options: CommandWriterOptions) {
+    this.#o = options;
+    this.#sub = options.nc.subscribe(options.names.confirmSubject(options.sessionId), {
+      callback: (err, msg) => {
+        if (err !== null) return;
+        const parsed = PersistenceConfirmation.safeParse(msg.json());
+        if (!parsed.success) return;
+        this.#waiting.get(parsed.data.commandId)?.(parsed.data);
+      },
+    });
+  }
+
+  /** Stops listening for confirmations. */
+  close(): void {
+    this.#sub.unsubscribe();
+  }
+
+  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<void> {
+    const { sessionId: _sid, ...rest } = session;
+    return this.#send({ ...this.#base(ctx), kind: 'ensure_session', session: rest });
+  }
+
+  async saveUserMessage(
+    message: UserMessage,
+    parts: readonly UserMessagePart[],
+    ctx: WriteContext & { readonly promoteInputId?: string },
+  ): Promise<void> {
+    const command: PersistenceCommand = {
+      ...this.#base(ctx),
+      kind: 'save_user_message',
+      version: this.#nextVersion(),
+      message,
+      parts: [...parts],
+      ...(ctx.promoteInputId === undefined
+        ? {}
+        : { promoteInputId: ctx.promoteInputId, promotedSequenceNumber: ctx.sequence }),
+    };
+    const confirmed = this.#awaitConfirmation(command.commandId);
+    await this.#send(command);
+    const confirmation = await confirmed;
+    if (confirmation === undefined) {
+      this.#o.logger.warn(
+        { sessionId: this.#o.sessionId, commandId: command.commandId },
+        'user message not confirmed in time',
+      );
+    } else if (!confirmation.ok) {
+      this.#o.logger.warn(
+        { sessionId: this.#o.sessionId, error: confirmation.error },
+        'user message write failed',
+      );
+    }
+  }
+
+  saveAssistantMessage(message: AssistantMessage, ctx: WriteContext): Promise<void> {
+    return this.#send({
+      ...this.#base(ctx),
+      kind: 'save_assistant_message',
+      version: this.#nextVersion(),
+      message,
+    });
+  }
+
+  savePart(part: Part, ctx: WriteContext): Promise<void> {
+    return this.#send({
+      ...this.#base(ctx),
+      kind: 'save_part',
+      version: this.#nextVersion(),
+      part,
+    });
+  }
+
+  updateTitle(
+    update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
+    ctx: WriteContext,
+  ): Promise<void> {
+    const expectedSources: TitleSource[] =
+      update.source === 'custom'
+        ? ['default', 'first_input', 'generated', 'custom']
+        : ['default', 'first_input', 'generated'];
+    return this.#send({
+      ...this.#base(ctx),
+      kind: 'update_title',
+      title: update.title,
+      source: update.source,
+      expectedSources,
+    });
+  }
+
+  #base(ctx: WriteContext) {
+    return {
+      commandId: this.#o.ids.newId('cmd'),
+      sessionId: this.#o.sessionId,
+      issuedAt: this.#o.clock.now(),
+      traceId: ctx.traceId,
+    };
+  }
+
+  #nextVersion(): number {
+    this.#version = nextCommandVersion(this.#version, this.#o.clock.now());
+    return this.#version;
+  }
+
+  async #send(command: PersistenceCommand): Promise<void> {
+    await publishCommand(this.#o.js, this.#o.names, { ...command, type: command.kind });
+  }
+
+  #awaitConfirmation(commandId: string): Promise<PersistenceConfirmation | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), this.#o.confirmTimeoutMs);
+      const done = (c: PersistenceConfirmation | undefined) => {
+        clearTimeout(timer);
+        this.#waiting.delete(commandId);
+        resolve(c);
+      };
+      this.#waiting.set(commandId, done);
+    });
+  }
+}

@@ -1,0 +1,322 @@
+import { purgeTurn } from '@agentwire/bus';
+import type { Names } from '@agentwire/contracts';
+import type { ModelProvider } from '@agentwire/model';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { EventAppender } from '../core/event-appender.ts';
+import { EventWindow } from '../core/event-window.ts';
+import { countUserTurns, historyFromTranscript } from '../core/history-from-transcript.ts';
+import type {
+  IdSource,
+  RuntimeClock,
+  RuntimeLogger,
+  SessionSink,
+  UsageRecorder,
+} from '../core/ports.ts';
+import { reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
+import { RuntimeError } from '../core/runtime-error.ts';
+import { RuntimeSession } from '../core/runtime-session.ts';
+import { SessionEmitter } from '../core/session-emitter.ts';
+import type { ToolDefinition } from '../tools/tool-definition.ts';
+import { CommandWriter } from './command-writer.ts';
+import { JetStreamPublisher } from './jetstream-publisher.ts';
+import { LeaseManager } from './lease-manager.ts';
+import { parseRequest } from './request-body.ts';
+import { isRuntimeOp, OpenRequest, type RuntimeOp } from './runtime-protocol.ts';
+import { loadSessionFacts, type SessionLoaderDeps, type StoreDb } from './session-loader.ts';
+import { errorReply, runSessionOp } from './session-ops.ts';
+
+/** Dependencies and settings of {@link RuntimeHost}. */
+export interface RuntimeHostOptions {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly kv: KV;
+  readonly db: StoreDb;
+  readonly names: Names;
+  readonly instanceId: string;
+  readonly host: string;
+  readonly model: ModelProvider;
+  readonly tools: readonly ToolDefinition[];
+  readonly workspaceRoot: string;
+  readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  readonly logger: RuntimeLogger;
+  readonly usage: UsageRecorder;
+  readonly leaseTtlMs: number;
+  readonly permissionTimeoutMs: number;
+  readonly confirmTimeoutMs: number;
+  readonly maxPromptBytes: number;
+  /** Extra subscribers attached to every resident session (R1.2). */
+  readonly sinks?: readonly SessionSink[];
+}
+
+interface Resident {
+  readonly session: RuntimeSession;
+  readonly appender: EventAppender;
+  readonly writer: CommandWriter;
+  readonly sub: Subscription;
+}
+
+/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). */
+export function pingSubject(prefix: string, instanceId: string): string {
+  return `${prefix}.rt.instance.${instanceId}.ping`;
+}
+
+/**
+ * The runtime service's hosting (issue 6, item 1): `aw.rt.open` (queue group) claims and
+ * loads a session; the owner answers `aw.rt.<sid>.<op>`; a queue-group fallback on
+ * `aw.rt.*.*` loads a session nobody owns (or whose owner died) on its first operation,
+ * and stays silent when a live owner exists. Ownership is a lease (R13.1); loading is cold
+ * recovery (flow 5) with crash reconciliation (flow 6).
+ */
+export class RuntimeHost {
+  readonly #o: RuntimeHostOptions;
+  readonly leases: LeaseManager;
+  readonly #resident = new Map<string, Resident>();
+  readonly #activating = new Map<string, Promise<Resident>>();
+  readonly #subs: Subscription[] = [];
+  readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
+  #accepting = false;
+
+  constructor(options: RuntimeHostOptions) {
+    this.#o = options;
+    this.#toolMap = new Map(options.tools.map((t) => [t.name, t]));
+    this.leases = new LeaseManager({
+      kv: options.kv,
+      nc: options.nc,
+      instanceId: options.instanceId,
+      host: options.host,
+      pid: process.pid,
+      ttlMs: options.leaseTtlMs,
+      pingSubject: (id) => pingSubject(options.names.prefix, id),
+      logger: options.logger,
+      onLost: (sessionId, reason) => this.#onLeaseLost(sessionId, reason),
+    });
+  }
+
+  /** Sessions resident here. */
+  get residentSessionIds(): string[] {
+    return [...this.#resident.keys()];
+  }
+
+  /** The resident session, if any (tests and benches). */
+  resident(sessionId: string): RuntimeSession | undefined {
+    return this.#resident.get(sessionId)?.session;
+  }
+
+  /** True once subscriptions are live. */
+  get accepting(): boolean {
+    return this.#accepting;
+  }
+
+  /** Subscribes to `open`, the op fallback and the liveness ping; starts lease renewal. */
+  start(): void {
+    const { nc, names } = this.#o;
+    this.#subs.push(
+      nc.subscribe(pingSubject(names.prefix, this.#o.instanceId), {
+        callback: (_e, m) => void m.respond('pong'),
+      }),
+      nc.subscribe(names.runtimeOpen, {
+        queue: 'runtime',
+        callback: (_e, m) => void this.#onOpen(m),
+      }),
+      nc.subscribe(`${names.prefix}.rt.*.*`, {
+        queue: 'runtime',
+        callback: (_e, m) => void this.#onFallback(m),
+      }),
+    );
+    this.leases.start();
+    this.#accepting = true;
+  }
+
+  /**
+   * SIGTERM (issue 6, item 7): stop accepting, interrupt running turns and wait for them
+   * to end cleanly, then release every lease.
+   */
+  async stop(): Promise<void> {
+    this.#accepting = false;
+    for (const sub of this.#subs.splice(0)) sub.unsubscribe();
+    for (const [sessionId, r] of [...this.#resident]) {
+      r.sub.unsubscribe();
+      if (r.session.activeTurnId !== undefined)
+        await r.session.interrupt().done.catch(() => undefined);
+      await r.appender.idle();
+      r.session.abandon();
+      r.writer.close();
+      this.#resident.delete(sessionId);
+    }
+    await this.leases.stop();
+  }
+
+  /** Makes a session resident here (lease, cold recovery, reconciliation). */
+  activate(sessionId: string, mode: 'open' | 'create' | 'op'): Promise<Resident> {
+    const existing = this.#resident.get(sessionId);
+    if (existing !== undefined) {
+      if (mode === 'create')
+        return Promise.reject(new RuntimeError('session_exists', `session ${sessionId} exists`));
+      return Promise.resolve(existing);
+    }
+    let pending = this.#activating.get(sessionId);
+    if (pending === undefined) {
+      pending = this.#load(sessionId, mode).finally(() => this.#activating.delete(sessionId));
+      this.#activating.set(sessionId, pending);
+    }
+    return pending;
+  }
+
+  /** Removes a session from residency, releasing its lease unless it was lost. */
+  async deactivate(sessionId: string, releaseLease = true): Promise<void> {
+    const r = this.#resident.get(sessionId);
+    if (r === undefined) return;
+    this.#resident.delete(sessionId);
+    r.sub.unsubscribe();
+    r.session.abandon();
+    r.writer.close();
+    if (releaseLease) await this.leases.release(sessionId);
+  }
+
+  async #load(sessionId: string, mode: 'open' | 'create' | 'op'): Promise<Resident> {
+    const { tookOverFrom } = await this.leases.acquire(sessionId);
+    try {
+      const deps: SessionLoaderDeps = { ...this.#o, logger: this.#o.logger };
+      const facts = await loadSessionFacts(deps, sessionId);
+      if (mode === 'create' && facts.exists)
+        throw new RuntimeError('session_exists', `session ${sessionId} exists`);
+      if (mode === 'op' && !facts.exists)
+        throw new RuntimeError('unknown_session', `no session ${sessionId}`, { sessionId });
+      const window = new EventWindow(facts.lastSequence);
+      const publisher = new JetStreamPublisher({
+        ...this.#o,
+        sessionId,
+        fence: facts.fence,
+        leases: this.leases,
+      });
+      const appender = new EventAppender({
+        sessionId,
+        window,
+        publisher,
+        durable: { persistDurable: async () => {} },
+        usage: this.#o.usage,
+        logger: this.#o.logger,
+        lastDurableSequence: facts.lastDurableSequence,
+      });
+      for (const sink of this.#o.sinks ?? []) appender.addSink(sink);
+      const writer = new CommandWriter({
+        ...this.#o,
+        sessionId,
+        confirmTimeoutMs: this.#o.confirmTimeoutMs,
+      });
+      const emitter = new SessionEmitter(sessionId, appender, this.#o.clock, this.#o.ids);
+      if (facts.scan.open !== undefined) {
+        this.#o.logger.warn(
+          { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
+          'reconciling a lost turn',
+        );
+        await reconcileOpenTurn(emitter, writer, this.#o.clock, facts.scan.open);
+      }
+      const lastSealed = facts.scan.open?.turnId ?? facts.scan.lastSealedTurnId;
+      const session = new RuntimeSession({
+        ...this.#o,
+        emitter,
+        writer,
+        tools: this.#toolMap,
+        cwd: this.#o.workspaceRoot,
+        root: this.#o.workspaceRoot,
+        start: {
+          persisted: facts.persisted,
+          title: facts.title,
+          turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
+          history: historyFromTranscript(facts.transcript),
+          ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
+        },
+        evictSealedTurn: async (turnId) => {
+          await purgeTurn(this.#o.jsm, this.#o.names, sessionId, turnId);
+          publisher.fence.forgetTurn(turnId);
+          window.evictTransient(turnId);
+        },
+      });
+      const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
+        callback: (_e, m) => void this.#onSessionOp(sessionId, m),
+      });
+      const resident: Resident = { session, appender, writer, sub };
+      this.#resident.set(sessionId, resident);
+      return resident;
+    } catch (err) {
+      await this.leases.release(sessionId);
+      throw err;
+    }
+  }
+
+  async #onOpen(m: Msg): Promise<void> {
+    try {
+      const req = parseRequest(OpenRequest, m.data);
+      const sessionId = req.sessionId ?? this.#o.ids.newId('ses');
+      const r = await this.activate(sessionId, 'open');
+      m.respond(
+        JSON.stringify({
+          ok: true,
+          sessionId,
+          owner: this.#o.instanceId,
+          lastSequence: r.appender.latestSequence,
+        }),
+      );
+    } catch (err) {
+      m.respond(JSON.stringify(errorReply(err)));
+    }
+  }
+
+  async #onFallback(m: Msg): Promise<void> {
+    const [, , sessionId = '', op = ''] = m.subject.split('.');
+    if (this.#resident.has(sessionId) || sessionId === 'instance' || m.reply === undefined) return;
+    if (!isRuntimeOp(op)) {
+      m.respond(
+        JSON.stringify(
+          errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
+        ),
+      );
+      return;
+    }
+    try {
+      const r = await this.activate(sessionId, op === 'create' ? 'create' : 'op');
+      await this.#dispatch(sessionId, r, op, m);
+    } catch (err) {
+      // A live owner answers on its own subscription: stay silent.
+      if (err instanceof RuntimeError && err.code === 'lease_conflict') return;
+      m.respond(JSON.stringify(errorReply(err)));
+    }
+  }
+
+  async #onSessionOp(sessionId: string, m: Msg): Promise<void> {
+    const r = this.#resident.get(sessionId);
+    if (r === undefined) return;
+    const op = m.subject.slice(m.subject.lastIndexOf('.') + 1);
+    if (!isRuntimeOp(op)) {
+      m.respond(
+        JSON.stringify(
+          errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
+        ),
+      );
+      return;
+    }
+    await this.#dispatch(sessionId, r, op, m);
+  }
+
+  async #dispatch(sessionId: string, r: Resident, op: RuntimeOp, m: Msg): Promise<void> {
+    try {
+      const reply = await runSessionOp(r.session, op, m.data, this.#o);
+      m.respond(JSON.stringify(reply));
+      if (op === 'close') await this.deactivate(sessionId);
+    } catch (err) {
+      m.respond(JSON.stringify(errorReply(err)));
+      if (r.appender.broken !== undefined)
+        await this.deactivate(sessionId, r.appender.broken.code !== 'fenced');
+    }
+  }
+
+  #onLeaseLost(sessionId: string, reason: string): void {
+    this.#o.logger.warn({ sessionId, reason }, 'session lost its lease; leaving residency');
+    void this.deactivate(sessionId, false);
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  lastMessageOn,
+  lastSessionSequence,
+  loadSessionFence,
+  type SessionFence,
+  sequenceOf,
+} from '@agentwire/bus';
+import { decodeSessionEvent, Message, type Names, Part } from '@agentwire/contracts';
+import { type createDatabase, getLastSequence, getSession, loadTranscript } from '@agentwire/store';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { TranscriptEntry } from '../core/history-from-transcript.ts';
+import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
+import type { RuntimeLogger } from '../core/ports.ts';
+
+/** Database handle type of `@agentwire/store`. */
+export type StoreDb = ReturnType<typeof createDatabase>;
+
+/** Everything known about a session when it becomes resident (flow 5). */
+export interface SessionFacts {
+  /** True when the session left any trace: a session row or events in the stream. */
+  readonly exists: boolean;
+  readonly persisted: boolean;
+  readonly title: string | null;
+  readonly transcript: readonly TranscriptEntry[];
+  /** Numbering continues after this: max(stream tip across ev and tx, sessions.last_sequence). */
+  readonly lastSequence: number;
+  /** The number of the last event on `ev` (the next publish's `Aw-Prev-Seq`). */
+  readonly lastDurableSequence: number;
+  readonly fence: SessionFence;
+  readonly scan: TurnScan;
+}
+
+/** Dependencies of {@link loadSessionFacts}. */
+export interface SessionLoaderDeps {
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly names: Names;
+  readonly db: StoreDb;
+  readonly logger: RuntimeLogger;
+}
+
+/**
+ * Cold recovery's reads (R10.4, DESIGN.md flow 5): the session row and transcript from
+ * Postgres, the stream tip and fence from JetStream, and a replay of the `ev` subject for
+ * an unsealed turn (flow 6). The runtime only reads Postgres.
+ */
+export async function loadSessionFacts(
+  deps: SessionLoaderDeps,
+  sessionId: string,
+): Promise<SessionFacts> {
+  const [row, pgLast, tip, evLast, fence, rows] = await Promise.all([
+    getSession(deps.db, sessionId),
+    getLastSequence(deps.db, sessionId),
+    lastSessionSequence(deps.jsm, deps.names, sessionId),
+    lastMessageOn(deps.jsm, deps.names.eventsStream, deps.names.eventSubject(sessionId)),
+    loadSessionFence(deps.jsm, deps.names, sessionId),
+    loadTranscript(deps.db, sessionId),
+  ]);
+  const transcript = rows.flatMap((r): TranscriptEntry[] => {
+    const message = Message.safeParse(r.message.data);
+    if (!message.success) {
+      deps.logger.warn({ sessionId, messageId: r.message.id }, 'skipping unreadable message');
+      return [];
+    }
+    const parts = r.parts.flatMap((p) => {
+      const part = Part.safeParse(p.data);
+      return part.success ? [part.data] : [];
+    });
+    return [{ message: message.data, parts }];
+  });
+  const scan = evLast === null ? new TurnScanner().result() : await scanTurns(deps, sessionId);
+  const persisted = row !== undefined && row.created_at !== null;
+  return {
+    exists: row !== undefined || tip !== null,
+    persisted,
+    title: row?.title ?? null,
+    transcript,
+    lastSequence: Math.max(tip?.sequenceNumber ?? 0, pgLast),
+    lastDurableSequence: evLast === null ? 0 : sequenceOf(evLast),
+    fence,
+    scan,
+  };
+}
+
+async function scanTurns(deps: SessionLoaderDeps, sessionId: string): Promise<TurnScan> {
+  const scanner = new TurnScanner();
+  const consumer = await deps.js.consumers.get(deps.names.eventsStream, {
+    filter_subjects: deps.names.eventSubject(sessionId),
+  });
+  for (;;) {
+    const m = await consumer.next({ expires: 2000 });
+    if (m === null) break;
+    const decoded = decodeSessionEvent(m.data);
+    if (decoded.ok) scanner.add(decoded.event);
+    if (m.info.pending === 0) break;
+  }
+  await consumer.delete().catch(() => undefined);
+  return scanner.result();
+}

@@ -1,0 +1,96 @@
+import { hostname } from 'node:os';
+import { type BusConnection, connectBus, provision } from '@agentwire/bus';
+import { names as namesOf } from '@agentwire/contracts';
+import {
+  createOpenAiCompatibleProvider,
+  createScriptedProvider,
+  type ModelProvider,
+} from '@agentwire/model';
+import { createDatabase } from '@agentwire/store';
+import type { Logger } from '@agentwire/telemetry';
+import { Kvm } from '@nats-io/kv';
+import type { RuntimeConfig } from './config.ts';
+import type { UsageRecorder } from './core/ports.ts';
+import { RuntimeHost } from './nats/runtime-host.ts';
+import { randomIds } from './random-ids.ts';
+import { createWorkspaceTools } from './tools/workspace-tools.ts';
+
+/** A started runtime: its host and how to stop everything it opened. */
+export interface StartedRuntime {
+  readonly host: RuntimeHost;
+  readonly instanceId: string;
+  readonly bus: BusConnection;
+  stop(): Promise<void>;
+}
+
+/** Builds the model named by the configuration. */
+export function modelFromConfig(config: RuntimeConfig): ModelProvider {
+  if (config.AW_MODEL_PROVIDER === 'openai-compatible') {
+    return createOpenAiCompatibleProvider({
+      baseUrl: config.AW_MODEL_BASE_URL ?? '',
+      modelId: config.AW_MODEL_ID ?? '',
+      ...(config.AW_MODEL_API_KEY === undefined ? {} : { apiKey: config.AW_MODEL_API_KEY }),
+    });
+  }
+  return createScriptedProvider({
+    defaultScenario: config.AW_SCRIPTED_SCENARIO,
+    ...(config.AW_SCRIPTED_CHUNK_DELAY_MS === undefined
+      ? {}
+      : { chunkDelayMs: config.AW_SCRIPTED_CHUNK_DELAY_MS }),
+  });
+}
+
+/**
+ * Connects, provisions idempotently (streams and the lease bucket with its TTL), and starts
+ * the host's subscriptions. Used by `main.ts` and by in-process tests and benches.
+ */
+export async function startRuntime(
+  config: RuntimeConfig,
+  logger: Logger,
+  usage: UsageRecorder,
+): Promise<StartedRuntime> {
+  const instanceId = config.AW_INSTANCE_ID ?? randomIds.newId('rt');
+  const names = namesOf(config.AW_PREFIX);
+  const bus = await connectBus({
+    servers: config.NATS_URL,
+    name: `runtime-${instanceId}`,
+    logger,
+    noAsyncTraces: true,
+  });
+  await provision(bus.nc, names, { leaseTtlMs: config.AW_LEASE_TTL_MS });
+  const kv = await new Kvm(bus.nc).open(names.leaseBucket);
+  const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
+  const host = new RuntimeHost({
+    nc: bus.nc,
+    js: bus.js,
+    jsm: bus.jsm,
+    kv,
+    db,
+    names,
+    instanceId,
+    host: hostname(),
+    model: modelFromConfig(config),
+    tools: createWorkspaceTools({ root: config.AW_WORKSPACE_ROOT }),
+    workspaceRoot: config.AW_WORKSPACE_ROOT,
+    clock: { now: () => Date.now() },
+    ids: randomIds,
+    logger,
+    usage,
+    leaseTtlMs: config.AW_LEASE_TTL_MS,
+    permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
+    confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
+    maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
+  });
+  host.start();
+  logger.info({ instanceId, prefix: names.prefix }, 'runtime accepting');
+  return {
+    host,
+    instanceId,
+    bus,
+    async stop() {
+      await host.stop();
+      await bus.close();
+      await db.destroy();
+    },
+  };
+}
