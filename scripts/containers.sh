@@ -43,14 +43,24 @@ export AGENTWIRE_TEST_NATS_IMAGE=$AW_NATS_IMAGE
 EOF
 }
 
+# Removes Testcontainers containers whose run is over: those labelled by the harness with an
+# owner process that no longer exists, and unlabelled ones that have stopped. Containers of
+# a test run still going on this machine are left alone.
 cleanup() {
   command -v podman >/dev/null 2>&1 || return 0
-  local ids
-  ids="$(podman ps -aq --filter label=org.testcontainers=true 2>/dev/null || true)"
-  if [ -n "$ids" ]; then
-    log "removing $(wc -w <<<"$ids") leftover Testcontainers container(s)"
-    # shellcheck disable=SC2086
-    podman rm -f $ids >/dev/null 2>&1 || log "could not remove some leftover containers"
+  local id pid state stale=()
+  while IFS='|' read -r id pid state; do
+    [ -n "$id" ] || continue
+    if [[ "$pid" =~ ^[0-9]+$ ]]; then
+      kill -0 "$pid" 2>/dev/null || stale+=("$id")
+    elif [[ "$state" != Up* && "$state" != running ]]; then
+      stale+=("$id")
+    fi
+  done < <(podman ps -a --filter label=org.testcontainers=true \
+    --format '{{.ID}}|{{index .Labels "org.agentwire.test-owner-pid"}}|{{.State}}' 2>/dev/null)
+  if [ ${#stale[@]} -gt 0 ]; then
+    log "removing ${#stale[@]} leftover Testcontainers container(s)"
+    podman rm -f -t 0 "${stale[@]}" >/dev/null 2>&1 || log "could not remove some leftover containers"
   fi
 }
 

@@ -13,6 +13,13 @@ import { waitForPostgres } from './wait-for-postgres.ts';
 const PG_READY = /database system is ready to accept connections/;
 const PG_PASSWORD = 'agentwire';
 
+/**
+ * Labels every harness container with the process that owns it, so that
+ * `scripts/containers.sh cleanup` removes only containers whose run has died, never those
+ * of a run still going on the same machine.
+ */
+const OWNER_LABELS = { 'org.agentwire.test-owner-pid': String(process.pid) };
+
 /** Locally built images (`localhost/...`) are never pulled: no registry has them. */
 function pullPolicyFor(image: string) {
   return image.startsWith('localhost/') ? PullPolicy.neverPull() : PullPolicy.defaultPolicy();
@@ -30,6 +37,7 @@ export async function startPostgresContainer(image: string): Promise<PostgresSer
     .withUsername('postgres')
     .withPassword(PG_PASSWORD)
     .withDatabase('postgres')
+    .withLabels(OWNER_LABELS)
     .withExposedPorts({ container: 5432, host: hostPort })
     .withWaitStrategy(Wait.forLogMessage(PG_READY, 2))
     .withPullPolicy(pullPolicyFor(image))
@@ -72,6 +80,7 @@ export interface NatsServer {
 export async function startNatsContainer(image: string): Promise<NatsServer> {
   const container = await new GenericContainer(image)
     .withCommand(['--jetstream'])
+    .withLabels(OWNER_LABELS)
     .withExposedPorts(4222)
     .withWaitStrategy(Wait.forLogMessage(/Server is ready/))
     .withPullPolicy(pullPolicyFor(image))
