@@ -23,7 +23,7 @@ import { CommandWriter } from './command-writer.ts';
 import { JetStreamPublisher } from './jetstream-publisher.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';
-import { isRuntimeOp, OpenRequest, type RuntimeOp } from './runtime-protocol.ts';
+import { EmptyRequest, isRuntimeOp, OpenRequest, type RuntimeOp } from './runtime-protocol.ts';
 import { loadSessionFacts, type SessionLoaderDeps, type StoreDb } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 
@@ -279,8 +279,13 @@ export class RuntimeHost {
       return;
     }
     try {
-      const r = await this.activate(sessionId, op === 'create' ? 'create' : 'op');
-      await this.#dispatch(sessionId, r, op, m);
+      if (op === 'create') {
+        parseRequest(EmptyRequest, m.data);
+        await this.activate(sessionId, 'create');
+        m.respond(JSON.stringify({ ok: true, sessionId, owner: this.#o.instanceId }));
+        return;
+      }
+      await this.#dispatch(sessionId, await this.activate(sessionId, 'op'), op, m);
     } catch (err) {
       // A live owner answers on its own subscription: stay silent.
       if (err instanceof RuntimeError && err.code === 'lease_conflict') return;

@@ -32,8 +32,11 @@ export async function runSessionOp(
 ): Promise<OkReply> {
   switch (op) {
     case 'create':
+      // A resident session exists by definition; `create` of a new one is answered on load.
       parseRequest(EmptyRequest, data);
-      return { ok: true, sessionId: session.sessionId };
+      throw new RuntimeError('session_exists', `session ${session.sessionId} exists`, {
+        sessionId: session.sessionId,
+      });
     case 'prompt': {
       const req = parseRequest(PromptRequest, data);
       const bytes = Buffer.byteLength(req.text, 'utf8');

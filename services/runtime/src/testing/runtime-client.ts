@@ -1,0 +1,77 @@
+import { type BusConnection, followSession } from '@agentwire/bus';
+import type { Names, SessionEvent } from '@agentwire/contracts';
+
+/** A reply of the runtime: `{ ok: true, ... }` or a typed error. */
+export type RuntimeReply =
+  | { ok: true; [key: string]: unknown }
+  | { ok: false; error: { code: string; message: string; detail?: Record<string, unknown> } };
+
+/** A test frontend: requests to `aw.rt.*` and a live follower of one session. */
+export class RuntimeClient {
+  readonly #bus: BusConnection;
+  readonly #names: Names;
+
+  constructor(bus: BusConnection, names: Names) {
+    this.#bus = bus;
+    this.#names = names;
+  }
+
+  /** Sends raw bytes (for malformed-request tests) or a JSON body to a subject. */
+  async request(subject: string, body: unknown, timeoutMs = 15_000): Promise<RuntimeReply> {
+    const data = body instanceof Uint8Array ? body : JSON.stringify(body);
+    const reply = await this.#bus.nc.request(subject, data, { timeout: timeoutMs });
+    return reply.json<RuntimeReply>();
+  }
+
+  open(sessionId?: string): Promise<RuntimeReply> {
+    return this.request(this.#names.runtimeOpen, sessionId === undefined ? {} : { sessionId });
+  }
+
+  op(sessionId: string, op: string, body: unknown = {}, timeoutMs?: number): Promise<RuntimeReply> {
+    return this.request(`${this.#names.prefix}.rt.${sessionId}.${op}`, body, timeoutMs);
+  }
+
+  /**
+   * Follows a session from `afterSequence`, collecting events into `events`; answers every
+   * permission request with `decision` when given (the test frontend of R1.4).
+   */
+  follow(
+    sessionId: string,
+    afterSequence: number,
+    options: { answer?: 'allow' | 'deny' } = {},
+  ): Follow {
+    const follower = followSession(this.#bus.js, this.#names, sessionId, { afterSequence });
+    const events: SessionEvent[] = [];
+    const done = (async () => {
+      for await (const event of follower) {
+        events.push(event);
+        if (event.type === 'permission_requested' && options.answer !== undefined) {
+          void this.op(sessionId, 'answer_permission', {
+            requestId: event.payload.requestId,
+            decision: options.answer,
+          });
+        }
+      }
+    })();
+    return { events, stop: () => follower.stop().then(() => done) };
+  }
+}
+
+/** A running follow. */
+export interface Follow {
+  readonly events: SessionEvent[];
+  stop(): Promise<void>;
+}
+
+/** Polls `condition` every 20 ms until it holds (or fails after `timeoutMs`). */
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 15_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

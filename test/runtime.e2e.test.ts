@@ -1,0 +1,277 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus } from '@agentwire/bus';
+import { names as namesOf, type SessionEvent } from '@agentwire/contracts';
+import { createDatabase } from '@agentwire/store';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import {
+  SERVICE_MAINS,
+  type ServiceProcess,
+  startServiceProcess,
+} from '../services/runtime/src/testing/service-process.ts';
+
+let env: TestEnvironment;
+let bus: BusConnection;
+let client: RuntimeClient;
+let worker: ServiceProcess;
+let runtime: ServiceProcess;
+let workspace: string;
+let db: ReturnType<typeof createDatabase>;
+const names = () => namesOf(env.prefix);
+
+function runtimeEnv(instanceId: string): Record<string, string> {
+  return {
+    NATS_URL: env.natsUrl,
+    DATABASE_URL: env.databaseUrl,
+    AW_PREFIX: env.prefix,
+    AW_WORKSPACE_ROOT: workspace,
+    AW_INSTANCE_ID: instanceId,
+    AW_PERMISSION_TIMEOUT_MS: '20000',
+    AW_MAX_PROMPT_BYTES: '4096',
+  };
+}
+
+const startRuntime = (id: string) =>
+  startServiceProcess(SERVICE_MAINS.runtime, runtimeEnv(id), 'runtime accepting');
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-ws-'));
+  await writeFile(path.join(workspace, 'README.md'), '# e2e workspace\n');
+  worker = await startServiceProcess(
+    SERVICE_MAINS.persistenceWorker,
+    { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix },
+    'persistence-worker started',
+  );
+  runtime = await startRuntime('rtA');
+  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-e2e' });
+  client = new RuntimeClient(bus, names());
+  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+});
+
+afterAll(async () => {
+  runtime?.kill('SIGTERM');
+  worker?.kill('SIGTERM');
+  await Promise.all([runtime?.exited, worker?.exited]);
+  const n = names();
+  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+  }
+  await bus?.close();
+  await db?.destroy();
+  await env?.dispose();
+});
+
+/** Event types with runs of `model_streaming` collapsed to one. */
+const shape = (events: readonly SessionEvent[]) =>
+  events
+    .map((e) => e.type)
+    .filter((t, i, all) => t !== 'model_streaming' || all[i - 1] !== 'model_streaming');
+
+async function openSession(): Promise<string> {
+  const reply = await client.open();
+  if (!reply.ok) throw new Error(reply.error.message);
+  return String(reply.sessionId);
+}
+
+describe('runtime service (issue 6)', () => {
+  it('runs a scripted turn with streamed text and two tool calls, one permission answered by a frontend', async () => {
+    const sid = await openSession();
+    const follow = client.follow(sid, 0, { answer: 'allow' });
+    const reply = await client.op(sid, 'prompt', {
+      text: '[scenario:two_tools] tidy the workspace',
+      wait: true,
+    });
+    expect(reply).toMatchObject({
+      ok: true,
+      status: 'complete',
+      response: 'Done: read README.md and wrote notes.txt.',
+    });
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+    await follow.stop();
+    expect(shape(follow.events)).toEqual([
+      'session_title_updated',
+      'turn_started',
+      'model_request',
+      'model_streaming',
+      'model_complete',
+      'tool_call_scheduled',
+      'tool_call_scheduled',
+      'tool_call_started',
+      'tool_call_result',
+      'permission_requested',
+      'permission_resolved',
+      'tool_call_started',
+      'tool_call_result',
+      'tool_batch_complete',
+      'model_request',
+      'model_streaming',
+      'model_complete',
+      'turn_complete',
+    ]);
+    expect(follow.events.map((e) => e.sequenceNumber)).toEqual(follow.events.map((_, i) => i + 1));
+    expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe(
+      'hello from agentwire\n',
+    );
+
+    await waitUntil(
+      async () => {
+        const parts = await db
+          .selectFrom('parts')
+          .select(['status'])
+          .where('session_id', '=', sid)
+          .where('type', '=', 'tool')
+          .execute();
+        return parts.length === 2 && parts.every((p) => p.status === 'completed');
+      },
+      10_000,
+      'tool parts completed',
+    );
+    const messages = await db
+      .selectFrom('messages')
+      .select(['role', 'data'])
+      .where('session_id', '=', sid)
+      .orderBy('created_at')
+      .execute();
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'assistant']);
+    expect(messages[1]?.data).toMatchObject({
+      providerId: 'scripted',
+      modelId: 'scripted-1',
+      path: { root: workspace },
+    });
+    const session = await db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', sid)
+      .executeTakeFirstOrThrow();
+    expect(session).toMatchObject({
+      title: '[scenario:two_tools] tidy the workspace',
+      title_source: 'first_input',
+    });
+  });
+
+  it('answers at least eight bad inputs with typed errors and loses nothing already accepted', async () => {
+    const sid = await openSession();
+    const first = await client.op(sid, 'prompt', { text: 'first prompt', wait: true });
+    expect(first).toMatchObject({ ok: true, status: 'complete' });
+    const p = names().prefix;
+    const cases: [string, Promise<{ ok: boolean; error?: { code: string } }>][] = [
+      ['unknown op', client.op(sid, 'explode', {})],
+      [
+        'malformed JSON',
+        client.request(`${p}.rt.${sid}.prompt`, new TextEncoder().encode('{"text":')),
+      ],
+      ['wrong field type', client.op(sid, 'prompt', { text: 42 })],
+      ['unexpected field', client.op(sid, 'rename', { title: 'x', colour: 'red' })],
+      ['prompt to an unknown session', client.op('no-such-session', 'prompt', { text: 'hello' })],
+      ['oversized prompt', client.op(sid, 'prompt', { text: 'x'.repeat(5000) })],
+      ['empty prompt', client.op(sid, 'prompt', { text: '   ' })],
+      [
+        'unknown permission request',
+        client.op(sid, 'answer_permission', { requestId: 'nope', decision: 'allow' }),
+      ],
+      ['interrupt without a turn', client.op(sid, 'interrupt', {})],
+      [
+        'open with an invalid session id',
+        client.request(`${p}.rt.open`, { sessionId: 'has spaces' }),
+      ],
+      ['create an existing session', client.op(sid, 'create', {})],
+    ];
+    const codes = Object.fromEntries(
+      await Promise.all(cases.map(async ([what, reply]) => [what, (await reply).error?.code])),
+    );
+    expect(codes).toEqual({
+      'unknown op': 'unknown_op',
+      'malformed JSON': 'invalid_request',
+      'wrong field type': 'invalid_request',
+      'unexpected field': 'invalid_request',
+      'prompt to an unknown session': 'unknown_session',
+      'oversized prompt': 'prompt_too_large',
+      'empty prompt': 'empty_input',
+      'unknown permission request': 'unknown_permission_request',
+      'interrupt without a turn': 'no_active_turn',
+      'open with an invalid session id': 'invalid_request',
+      'create an existing session': 'session_exists',
+    });
+
+    const fresh = `fresh-${Date.now()}`;
+    expect(await client.op(fresh, 'create', {})).toMatchObject({ ok: true, sessionId: fresh });
+    expect(await client.op(fresh, 'create', {})).toMatchObject({
+      ok: false,
+      error: { code: 'session_exists' },
+    });
+
+    const follow = client.follow(sid, 0);
+    const outside = await client.op(sid, 'prompt', { text: '[scenario:outside_path]', wait: true });
+    expect(outside).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(
+      () => follow.events.filter((e) => e.type === 'turn_complete').length === 2,
+      10_000,
+      'two turns',
+    );
+    await follow.stop();
+    const toolError = follow.events.find((e) => e.type === 'tool_call_error');
+    expect(toolError?.payload).toMatchObject({ error: { code: 'path_outside_workspace' } });
+    expect(follow.events.map((e) => e.sequenceNumber)).toEqual(
+      [...follow.events.map((e) => e.sequenceNumber)].sort((a, b) => a - b),
+    );
+    const starts = follow.events.filter((e) => e.type === 'turn_started').map((e) => e.payload);
+    expect(starts.map((s) => s.input)).toEqual(['first prompt', '[scenario:outside_path]']);
+    await waitUntil(
+      async () => {
+        const rows = await db
+          .selectFrom('messages')
+          .select('role')
+          .where('session_id', '=', sid)
+          .where('role', '=', 'user')
+          .execute();
+        return rows.length === 2;
+      },
+      10_000,
+      'both user messages persisted',
+    );
+  });
+
+  it('a follower that disconnects mid-turn resumes from its last number exactly once, also across a runtime restart', async () => {
+    const sid = await openSession();
+    const early = client.follow(sid, 0);
+    const ticket = client.op(sid, 'prompt', { text: '[scenario:slow_text] go', wait: true });
+    await waitUntil(
+      () => early.events.filter((e) => e.type === 'model_streaming').length >= 5,
+      10_000,
+      'streaming',
+    );
+    await early.stop();
+    const last = early.events.at(-1)?.sequenceNumber ?? 0;
+    const late = client.follow(sid, last);
+    await ticket;
+    await waitUntil(() => late.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+    await late.stop();
+    const seen = [...early.events, ...late.events].map((e) => e.sequenceNumber);
+    expect(seen).toEqual(seen.map((_, i) => i + 1));
+
+    // Restart the runtime process; the follower comes back with its last number.
+    const resumeFrom = seen.at(-1) ?? 0;
+    runtime.kill('SIGTERM');
+    expect(await runtime.exited).toBe(0);
+    runtime = await startRuntime('rtA2');
+    const after = client.follow(sid, resumeFrom);
+    const reply = await client.op(sid, 'prompt', { text: 'after the restart', wait: true });
+    expect(reply).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(
+      () => after.events.at(-1)?.type === 'turn_complete',
+      10_000,
+      'turn after restart',
+    );
+    await after.stop();
+    const numbers = after.events.map((e) => e.sequenceNumber);
+    expect(numbers[0]).toBe(resumeFrom + 1);
+    expect(numbers).toEqual(numbers.map((_, i) => resumeFrom + 1 + i));
+    expect(after.events.find((e) => e.type === 'turn_started')?.payload).toMatchObject({
+      turnNumber: 1,
+    });
+  });
+});
