@@ -1,0 +1,112 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus } from '@agentwire/bus';
+import { decodeSessionEvent, names as namesOf, type SessionEvent } from '@agentwire/contracts';
+import { createDatabase, migrate } from '@agentwire/store';
+import { noopLogger } from '@agentwire/telemetry';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { Kvm } from '@nats-io/kv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeConfig } from '../config.ts';
+import { AppendError } from '../core/append-error.ts';
+import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
+import { waitUntil } from '../testing/runtime-client.ts';
+
+let env: TestEnvironment;
+let bus: BusConnection;
+let a: StartedRuntime;
+let b: StartedRuntime;
+
+function config(instanceId: string, workspace: string): RuntimeConfig {
+  return RuntimeConfig.parse({
+    NATS_URL: env.natsUrl,
+    DATABASE_URL: env.databaseUrl,
+    AW_PREFIX: env.prefix,
+    AW_WORKSPACE_ROOT: workspace,
+    AW_INSTANCE_ID: instanceId,
+    AW_CONFIRM_TIMEOUT_MS: '200',
+  });
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const db = createDatabase(env.databaseUrl, { poolSize: 1 });
+  await migrate(db);
+  await db.destroy();
+  const workspace = await mkdtemp(path.join(tmpdir(), 'aw-fence-'));
+  await writeFile(path.join(workspace, 'README.md'), '# fence\n');
+  const usage = { recordUsage: () => {} };
+  a = await startRuntime(config('fenceA', workspace), noopLogger, usage);
+  b = await startRuntime(config('fenceB', workspace), noopLogger, usage);
+  bus = await connectBus({ servers: env.natsUrl, name: 'fencing-int' });
+});
+
+afterAll(async () => {
+  await a?.stop();
+  await b?.stop();
+  const n = namesOf(env.prefix);
+  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+  }
+  await bus?.close();
+  await env?.dispose();
+});
+
+async function evEvents(sessionId: string): Promise<SessionEvent[]> {
+  const n = namesOf(env.prefix);
+  const consumer = await bus.js.consumers.get(n.eventsStream, {
+    filter_subjects: n.eventSubject(sessionId),
+  });
+  const out: SessionEvent[] = [];
+  for (;;) {
+    const m = await consumer.next({ expires: 1000 });
+    if (m === null) break;
+    const decoded = decodeSessionEvent(m.data);
+    if (decoded.ok) out.push(decoded.event);
+    if (m.info.pending === 0) break;
+  }
+  return out;
+}
+
+describe('single writer (R13.1, docs/decisions/0040)', () => {
+  it('a runtime whose lease was taken over cannot publish: the broker rejects it', async () => {
+    const sid = `fence-${Date.now()}`;
+    await a.host.activate(sid, 'open');
+    const sessionA = a.host.resident(sid);
+    if (sessionA === undefined) throw new Error('not resident');
+    const ticket = sessionA.prompt('[scenario:run_command] go');
+    await waitUntil(
+      () => sessionA.permissions.pendingRequestIds().length === 1,
+      10_000,
+      'permission request',
+    );
+    const [requestId = ''] = sessionA.permissions.pendingRequestIds();
+
+    // The lease expires while A is paused (simulated: the key disappears); B takes over.
+    const kv = await new Kvm(bus.nc).open(namesOf(env.prefix).leaseBucket);
+    await kv.delete(sid);
+    await b.host.activate(sid, 'op');
+    const before = await evEvents(sid);
+    expect(before.at(-1)?.type).toBe('turn_error');
+
+    // A wakes up, still believing it owns the session, and tries to go on.
+    sessionA.answerPermission(requestId, { decision: 'allow' });
+    const failure = await ticket.done.catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(AppendError);
+    expect(failure).toMatchObject({ code: 'fenced', phase: 'event_store.append' });
+
+    const after = await evEvents(sid);
+    expect(after.map((e) => e.id)).toEqual(before.map((e) => e.id));
+    expect(after.some((e) => e.type === 'permission_resolved')).toBe(false);
+
+    // B still appends after A was fenced.
+    const sessionB = b.host.resident(sid);
+    const outcome = await sessionB?.prompt('after the takeover').done;
+    expect(outcome?.status).toBe('complete');
+    const final = await evEvents(sid);
+    expect(final.at(-1)?.type).toBe('turn_complete');
+    const numbers = final.map((e) => e.sequenceNumber);
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+});

@@ -1,0 +1,142 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus } from '@agentwire/bus';
+import { names as namesOf } from '@agentwire/contracts';
+import { createDatabase } from '@agentwire/store';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import {
+  SERVICE_MAINS,
+  type ServiceProcess,
+  startServiceProcess,
+} from '../services/runtime/src/testing/service-process.ts';
+
+let env: TestEnvironment;
+let bus: BusConnection;
+let client: RuntimeClient;
+let worker: ServiceProcess;
+const runtimes = new Map<string, ServiceProcess>();
+let workspace: string;
+let db: ReturnType<typeof createDatabase>;
+const names = () => namesOf(env.prefix);
+
+async function startRuntime(instanceId: string): Promise<ServiceProcess> {
+  const proc = await startServiceProcess(
+    SERVICE_MAINS.runtime,
+    {
+      NATS_URL: env.natsUrl,
+      DATABASE_URL: env.databaseUrl,
+      AW_PREFIX: env.prefix,
+      AW_WORKSPACE_ROOT: workspace,
+      AW_INSTANCE_ID: instanceId,
+      AW_PERMISSION_TIMEOUT_MS: '60000',
+    },
+    'runtime accepting',
+  );
+  runtimes.set(instanceId, proc);
+  return proc;
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-ws-'));
+  await writeFile(path.join(workspace, 'README.md'), '# takeover workspace\n');
+  worker = await startServiceProcess(
+    SERVICE_MAINS.persistenceWorker,
+    { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix },
+    'persistence-worker started',
+  );
+  await Promise.all([startRuntime('rtA'), startRuntime('rtB')]);
+  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-takeover-e2e' });
+  client = new RuntimeClient(bus, names());
+  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+});
+
+afterAll(async () => {
+  for (const proc of runtimes.values()) proc.kill('SIGTERM');
+  worker?.kill('SIGTERM');
+  await Promise.all([...[...runtimes.values()].map((p) => p.exited), worker?.exited]);
+  const n = names();
+  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+  }
+  await bus?.close();
+  await db?.destroy();
+  await env?.dispose();
+});
+
+describe('session ownership across runtime processes (R13, flows 5 and 6)', () => {
+  it('two runtimes race to open one session: one owns it, the other answers with the owner', async () => {
+    const sid = `race-${Date.now()}`;
+    const replies = await Promise.all(Array.from({ length: 16 }, () => client.open(sid)));
+    const owners = new Set(replies.flatMap((r) => (r.ok ? [String(r.owner)] : [])));
+    expect(owners.size).toBe(1);
+    const [owner] = [...owners];
+    const conflicts = replies.flatMap((r) => (r.ok ? [] : [r.error]));
+    expect(conflicts.length).toBeGreaterThan(0);
+    for (const error of conflicts) {
+      expect(error).toMatchObject({ code: 'lease_conflict', detail: { owner } });
+    }
+  });
+
+  it('after SIGKILL mid-turn, another instance takes over: runtime_lost, numbering continues, the new turn runs', async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const owner = String(opened.owner);
+    const follow = client.follow(sid, 0);
+    const first = await client.op(sid, 'prompt', { text: '[scenario:run_command] run it' });
+    expect(first).toMatchObject({ ok: true });
+    await waitUntil(
+      () => follow.events.some((e) => e.type === 'permission_requested'),
+      10_000,
+      'permission request',
+    );
+
+    const victim = runtimes.get(owner);
+    if (victim === undefined) throw new Error(`unknown owner ${owner}`);
+    victim.kill('SIGKILL');
+    await victim.exited;
+    runtimes.delete(owner);
+
+    const second = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
+    expect(second).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(
+      () => follow.events.at(-1)?.type === 'turn_complete',
+      10_000,
+      'new turn complete',
+    );
+    await follow.stop();
+
+    const types = follow.events.map((e) => e.type);
+    const lostAt = types.indexOf('turn_error');
+    expect(follow.events[lostAt]?.payload).toMatchObject({
+      error: { code: 'runtime_lost' },
+      turnPhase: 'runtime_lost',
+    });
+    expect(types[lostAt - 1]).toBe('tool_call_error');
+    expect(follow.events[lostAt - 1]?.payload).toMatchObject({
+      toolName: 'run_command',
+      error: { code: 'runtime_lost' },
+    });
+    expect(types.slice(lostAt + 1)[0]).toBe('turn_started');
+    const numbers = follow.events.map((e) => e.sequenceNumber);
+    expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+
+    await waitUntil(
+      async () => {
+        const part = await db
+          .selectFrom('parts')
+          .select('status')
+          .where('session_id', '=', sid)
+          .where('type', '=', 'tool')
+          .executeTakeFirst();
+        return part?.status === 'error';
+      },
+      10_000,
+      'tool part written as error',
+    );
+  });
+});
