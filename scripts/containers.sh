@@ -13,7 +13,9 @@
 # prints "containers: FAILED: <reason>" as its last stderr line and exits non-zero, so that
 # the caller can fall back to the machine's own servers. Steps already done are skipped:
 # installed packages, the config, a running API service, images that already exist.
-set -euo pipefail
+set -Eeuo pipefail
+# Any unexpected failure still ends with the one "FAILED: <reason>" line callers look for.
+trap 'fail "\`$BASH_COMMAND\` failed (exit $?, line $LINENO)"' ERR
 
 AW_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 AW_SOCKET_DIR="${AGENTWIRE_PODMAN_SOCKET_DIR:-/run/agentwire}"
