@@ -15,6 +15,8 @@ export interface Delivery {
   ack(): void;
   /** Asks for redelivery after `delayMs`. */
   nak(delayMs: number): void;
+  /** Tells the broker it is still being worked on (resets its ack deadline). */
+  working(): void;
   /** Parks it on the dead-letter subject with a reason, then acks it. */
   deadLetter(code: string, reason: string): void;
 }

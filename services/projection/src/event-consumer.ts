@@ -130,6 +130,7 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
         storedAt: Math.floor(msg.info.timestampNanos / 1e6),
         ack: () => msg.ack(),
         nak: (delayMs) => msg.nak(delayMs),
+        working: () => msg.working(),
         deadLetter: (code, reason) => deadLetter(msg, code, reason),
       });
     }

@@ -11,12 +11,19 @@ export type Reduce<P> = (projection: P | undefined, event: SessionEvent) => P;
 
 /** Tunables of {@link ProjectionApplier} (see `ProjectionConfig`). */
 export interface ApplierOptions<P> {
-  readonly store: ProjectionStore;
+  readonly reader: Pick<ProjectionStore, 'get'>;
   readonly writer: WriteCoalescer;
   readonly reduce: Reduce<P>;
   readonly now: () => number;
-  /** Hold an out-of-order event at most this long before naking it. */
+  /**
+   * Hold an out-of-order event at most this long before naking it. While held, the event's
+   * ack deadline is extended every `keepAliveMs`, so the broker does not redeliver it.
+   */
   readonly holdMs: number;
+  /** How often held events are marked as in progress (below the consumer's ack wait). */
+  readonly keepAliveMs: number;
+  /** Most events held in memory; beyond it the newest held events are naked. */
+  readonly maxHeld: number;
   readonly gapNakDelayMs: number;
   /** Re-read a waiting session's row after this long without progress. */
   readonly recheckMs: number;
@@ -87,6 +94,7 @@ export class ProjectionApplier<P> {
   private readonly options: ApplierOptions<P>;
   private readonly logger: Logger;
   private readonly idle = new Set<() => void>();
+  private lastKeepAlive = 0;
 
   constructor(options: ApplierOptions<P>) {
     this.options = options;
@@ -106,13 +114,31 @@ export class ProjectionApplier<P> {
     this.schedule(event.sessionId, state);
   }
 
-  /** Notes that another instance (or a rebuild) stored `last` for a session. */
+  /**
+   * Notes that another instance (or a rebuild) stored `last` for a session. Only when this
+   * instance holds the event that follows `last` is the row re-read (one read per hand-over);
+   * otherwise held events at or below `last` are acked as duplicates without a read.
+   */
   noteCommitted(sessionId: string, last: number): void {
     const state = this.sessions.get(sessionId);
     if (state === undefined || state.queue.size === 0) return;
     if (state.known !== undefined && state.known.last >= last) return;
-    state.known = undefined;
-    this.schedule(sessionId, state);
+    if (state.queue.hasSuccessorOf(last)) {
+      state.known = undefined;
+      this.schedule(sessionId, state);
+      return;
+    }
+    const drained = state.queue.drain(last);
+    for (const d of drained.duplicates) d.item.ack();
+    this.stats.duplicates += drained.duplicates.length;
+    for (const c of drained.conflicts) {
+      this.deadLetter(
+        sessionId,
+        c,
+        'prev_seq_conflict',
+        `Aw-Prev-Seq ${c.prev} contradicts applied sequence ${last}`,
+      );
+    }
   }
 
   /** Forgets the cached row of a session (a rebuild overwrote it). */
@@ -127,6 +153,14 @@ export class ProjectionApplier<P> {
    */
   tick(): void {
     const now = this.options.now();
+    if (now - this.lastKeepAlive >= this.options.keepAliveMs) {
+      this.lastKeepAlive = now;
+      for (const state of this.sessions.values())
+        state.queue.forEach((h) => {
+          h.item.working();
+        });
+    }
+    this.shed();
     for (const [sessionId, state] of this.sessions) {
       const expired = state.queue.takeOlderThan(now - this.options.holdMs);
       for (const held of expired) held.item.nak(this.options.gapNakDelayMs);
@@ -141,6 +175,22 @@ export class ProjectionApplier<P> {
         state.known = undefined;
         this.schedule(sessionId, state);
       }
+    }
+  }
+
+  /** Naks the newest held events of the fullest sessions while more than `maxHeld` are held. */
+  private shed(): void {
+    let excess = this.held() - this.options.maxHeld;
+    if (excess <= 0) return;
+    const fullest = [...this.sessions.values()].sort((a, b) => b.queue.size - a.queue.size);
+    for (const state of fullest) {
+      if (excess <= 0) break;
+      const all = state.queue.takeAll().sort((a, b) => a.seq - b.seq);
+      const keep = Math.max(0, all.length - excess);
+      state.queue.restore(all.slice(0, keep));
+      for (const held of all.slice(keep)) held.item.nak(this.options.gapNakDelayMs);
+      this.stats.gapNaks += all.length - keep;
+      excess -= all.length - keep;
     }
   }
 
@@ -267,7 +317,7 @@ export class ProjectionApplier<P> {
     state: SessionState<P>,
   ): Promise<{ projection: P | undefined; last: number } | 'failed'> {
     try {
-      const row = await this.options.store.get(sessionId);
+      const row = await this.options.reader.get(sessionId);
       return row === undefined
         ? { projection: undefined, last: 0 }
         : { projection: row.projection as P, last: row.lastSequence };

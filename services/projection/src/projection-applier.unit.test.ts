@@ -40,6 +40,7 @@ class FakeBroker {
         this.acked += 1;
       }),
       nak: (_delay) => once(() => this.pending.push(m))(),
+      working: () => {},
       deadLetter: (code) =>
         once(() => this.deadLettered.push({ code, seq: m.event.sequenceNumber }))(),
     };
@@ -68,11 +69,13 @@ function makeApplier(
   onCommitted?: (sid: string, last: number) => void,
 ) {
   return new ProjectionApplier<Seen>({
-    store,
+    reader: store,
     writer: new WriteCoalescer(store, 2, 50),
     reduce,
     now: () => clock.now,
     holdMs: 50,
+    keepAliveMs: 10,
+    maxHeld: 1_000,
     gapNakDelayMs: 0,
     recheckMs: 10,
     stuckAfterMs: 1_000,

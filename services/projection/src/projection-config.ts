@@ -22,15 +22,24 @@ export const ProjectionConfig = z.object({
   /** Identifies this instance in logs and metrics. */
   INSTANCE_ID: z.string().min(1).default(`projection-${process.pid}`),
   /** Deliveries the consumer may hold unacked across all instances (JetStream max_ack_pending). */
-  MAX_ACK_PENDING: z.coerce.number().int().min(1).default(20_000),
+  MAX_ACK_PENDING: z.coerce.number().int().min(1).default(50_000),
+  /** Most out-of-order events one instance holds in memory; beyond it the newest are naked. */
+  MAX_HELD: z.coerce.number().int().min(1).default(50_000),
   /** How long the broker waits for an ack before redelivering (ms). */
   ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(30_000),
-  /** How long an instance holds an out-of-order event before naking it (ms); < ACK_WAIT_MS. */
-  HOLD_MS: z.coerce.number().int().min(10).default(10_000),
+  /**
+   * How long an instance holds an out-of-order event before naking it (ms). While held, its
+   * ack deadline is extended, so holding is cheaper than a nak, which would make the broker
+   * redeliver it ahead of new messages.
+   */
+  HOLD_MS: z.coerce.number().int().min(10).default(60_000),
   /** Delay of a nak for an event still waiting for its predecessor (ms). */
   GAP_NAK_DELAY_MS: z.coerce.number().int().min(0).default(1_000),
-  /** How often held sessions re-read their stored row to see other instances' progress (ms). */
-  RECHECK_MS: z.coerce.number().int().min(5).default(100),
+  /**
+   * How often a session with held events re-reads its row (ms): the fallback for a lost
+   * commit notice, which normally wakes the instance holding the next event at once.
+   */
+  RECHECK_MS: z.coerce.number().int().min(5).default(1_000),
   /** A session waiting longer than this is reported stuck in metrics and logs (ms). */
   STUCK_AFTER_MS: z.coerce.number().int().min(100).default(30_000),
   /** Deliveries of an event that keeps failing for a retryable reason before dead-lettering. */

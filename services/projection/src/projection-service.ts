@@ -15,6 +15,7 @@ import type { ProjectionConfig } from './projection-config.ts';
 import { createProjectionMetrics } from './projection-metrics.ts';
 import { answerProjectionGet, type GetProjection } from './projection-query.ts';
 import { registerProjectionRoutes } from './projection-routes.ts';
+import { ReadCoalescer } from './read-coalescer.ts';
 import { rebuildFromStream } from './rebuild-from-stream.ts';
 import { RebuildJobs } from './rebuild-jobs.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
@@ -75,11 +76,13 @@ export async function startProjectionService(
   });
   const store = new PgProjectionStore(db);
   const applier = new ProjectionApplier<SessionProjection>({
-    store,
+    reader: new ReadCoalescer(store, 2, 500),
     writer: new WriteCoalescer(store, Math.max(1, config.CONCURRENCY >> 1), 200),
     reduce: reduceSessionProjection,
     now: Date.now,
     holdMs: config.HOLD_MS,
+    keepAliveMs: Math.max(100, Math.floor(config.ACK_WAIT_MS / 3)),
+    maxHeld: config.MAX_HELD,
     gapNakDelayMs: config.GAP_NAK_DELAY_MS,
     recheckMs: config.RECHECK_MS,
     stuckAfterMs: config.STUCK_AFTER_MS,

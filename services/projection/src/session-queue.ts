@@ -36,6 +36,11 @@ export class SessionQueue<T> {
     return this.count;
   }
 
+  /** True when a held delivery directly follows `seq`. */
+  hasSuccessorOf(seq: number): boolean {
+    return this.byPrev.has(seq);
+  }
+
   /** Holds a delivery. */
   add(held: Held<T>): void {
     const list = this.byPrev.get(held.prev);
@@ -104,6 +109,11 @@ export class SessionQueue<T> {
     }
     this.count -= taken.length;
     return taken;
+  }
+
+  /** Calls `visit` for every held delivery (keep-alive of unacked messages). */
+  forEach(visit: (held: Held<T>) => void): void {
+    for (const list of this.byPrev.values()) for (const h of list) visit(h);
   }
 
   /** Removes and returns everything held (used by the drain on SIGTERM). */
