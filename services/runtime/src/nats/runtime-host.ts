@@ -54,6 +54,7 @@ export interface RuntimeHostOptions {
 
 interface Resident {
   readonly session: RuntimeSession;
+  readonly emitter: SessionEmitter;
   readonly appender: EventAppender;
   readonly writer: CommandWriter;
   readonly sub: Subscription;
@@ -104,6 +105,11 @@ export class RuntimeHost {
   /** The resident session, if any (tests and benches). */
   resident(sessionId: string): RuntimeSession | undefined {
     return this.#resident.get(sessionId)?.session;
+  }
+
+  /** The emitter of a resident session: appends outside a turn (benches, tests). */
+  residentEmitter(sessionId: string): SessionEmitter | undefined {
+    return this.#resident.get(sessionId)?.emitter;
   }
 
   /** True once subscriptions are live. */
@@ -240,7 +246,7 @@ export class RuntimeHost {
       const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
         callback: (_e, m) => void this.#onSessionOp(sessionId, m),
       });
-      const resident: Resident = { session, appender, writer, sub };
+      const resident: Resident = { session, emitter, appender, writer, sub };
       this.#resident.set(sessionId, resident);
       return resident;
     } catch (err) {

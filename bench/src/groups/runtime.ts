@@ -1,0 +1,370 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus, deadLetterStream, followSession } from '@agentwire/bus';
+import { names as namesOf } from '@agentwire/contracts';
+import { createDatabase, migrate } from '@agentwire/store';
+import { RuntimeConfig } from '../../../services/runtime/src/config.ts';
+import { type StartedRuntime, startRuntime } from '../../../services/runtime/src/start-runtime.ts';
+import type { Figure } from '../figure.ts';
+import type { BenchGroup } from '../group.ts';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const LATENCY_SAMPLES = 2_000;
+const SESSIONS = 50;
+const EVENTS_PER_SESSION = 200;
+const COLD_MESSAGES = 10_000;
+const COLD_PARTS = 50_000;
+
+const quiet = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return quiet;
+  },
+};
+
+interface Ctx {
+  readonly runtime: StartedRuntime;
+  readonly bus: BusConnection;
+  readonly prefix: string;
+  readonly db: ReturnType<typeof createDatabase>;
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** A stream consumer that resolves a waiter when message `n` (1-based) arrives. */
+function arrivals() {
+  const waiters = new Map<number, () => void>();
+  let received = 0;
+  return {
+    arrived() {
+      received += 1;
+      waiters.get(received)?.();
+      waiters.delete(received);
+    },
+    wait(n: number): Promise<void> {
+      if (received >= n) return Promise.resolve();
+      return new Promise((resolve) => waiters.set(n, resolve));
+    },
+  };
+}
+
+/** Append (runtime pipeline: number, fenced publish, steps) to a following subscriber. */
+async function liveLatency(ctx: Ctx): Promise<number[]> {
+  const sid = `bench-live-${randomBytes(4).toString('hex')}`;
+  await ctx.runtime.host.activate(sid, 'open');
+  const emitter = ctx.runtime.host.residentEmitter(sid);
+  if (emitter === undefined) throw new Error('no emitter');
+  const follower = followSession(ctx.bus.js, namesOf(ctx.prefix), sid, { afterSequence: 0 });
+  const seen = arrivals();
+  const reading = (async () => {
+    for await (const _ of follower) seen.arrived();
+  })();
+  const samples: number[] = [];
+  for (let i = 1; i <= LATENCY_SAMPLES; i += 1) {
+    const started = performance.now();
+    await emitter.emit('model_streaming', 'benchturn', TRACE, {
+      delta: 'token ',
+      done: false,
+      kind: 'text_delta',
+    });
+    await seen.wait(i);
+    samples.push(performance.now() - started);
+  }
+  await follower.stop();
+  await reading;
+  return samples.slice(200).sort((a, b) => a - b);
+}
+
+/** Raw JetStream publish to an ordered consumer of the same stream, same payload size. */
+async function rawLatency(ctx: Ctx): Promise<number[]> {
+  const n = namesOf(ctx.prefix);
+  const subject = n.eventSubject(`rawbench-${randomBytes(4).toString('hex')}`);
+  const consumer = await ctx.bus.js.consumers.get(n.eventsStream, { filter_subjects: subject });
+  const messages = await consumer.consume({ max_messages: 256 });
+  const seen = arrivals();
+  const reading = (async () => {
+    for await (const _ of messages) seen.arrived();
+  })();
+  const body = JSON.stringify({
+    id: 'x'.repeat(36),
+    payload: { delta: 'token ', done: false },
+    traceId: TRACE,
+    pad: 'x'.repeat(120),
+  });
+  const samples: number[] = [];
+  for (let i = 1; i <= LATENCY_SAMPLES; i += 1) {
+    const started = performance.now();
+    await ctx.bus.js.publish(subject, body);
+    await seen.wait(i);
+    samples.push(performance.now() - started);
+  }
+  await messages.close();
+  await reading;
+  return samples.slice(200).sort((a, b) => a - b);
+}
+
+/** Events per second appended through the runtime across 50 sessions, each serialised. */
+async function appendRate(ctx: Ctx): Promise<number> {
+  const emitters = [];
+  for (let s = 0; s < SESSIONS; s += 1) {
+    const sid = `bench-append-${s}-${randomBytes(3).toString('hex')}`;
+    await ctx.runtime.host.activate(sid, 'open');
+    const emitter = ctx.runtime.host.residentEmitter(sid);
+    if (emitter !== undefined) emitters.push(emitter);
+  }
+  const started = performance.now();
+  await Promise.all(
+    emitters.map(async (emitter) => {
+      for (let i = 0; i < EVENTS_PER_SESSION; i += 1) {
+        await emitter.emit('model_streaming', 'benchturn', TRACE, {
+          delta: 'token ',
+          done: false,
+          kind: 'text_delta',
+        });
+      }
+    }),
+  );
+  return (SESSIONS * EVENTS_PER_SESSION) / ((performance.now() - started) / 1000);
+}
+
+/** The same shape with raw publishes: 50 chains of awaited publishes. */
+async function rawAppendRate(ctx: Ctx): Promise<number> {
+  const n = namesOf(ctx.prefix);
+  const body = JSON.stringify({
+    id: 'x'.repeat(36),
+    payload: { delta: 'token ', done: false },
+    traceId: TRACE,
+    pad: 'x'.repeat(120),
+  });
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: SESSIONS }, async (_, s) => {
+      const subject = n.eventSubject(`rawappend-${s}`);
+      for (let i = 0; i < EVENTS_PER_SESSION; i += 1) await ctx.bus.js.publish(subject, body);
+    }),
+  );
+  return (SESSIONS * EVENTS_PER_SESSION) / ((performance.now() - started) / 1000);
+}
+
+/** Seeds a session of 10,000 messages and 50,000 parts and times `activate` (cold open). */
+async function coldOpen(ctx: Ctx): Promise<number> {
+  const sid = `bench-cold-${randomBytes(4).toString('hex')}`;
+  const now = Date.now();
+  await ctx.db
+    .insertInto('sessions')
+    .values({
+      id: sid,
+      title: 'bench',
+      title_source: 'first_input',
+      first_input: 'bench',
+      cwd: '/w',
+      root: '/w',
+      created_at: new Date(now),
+      updated_at: new Date(now),
+      data: '{}',
+    })
+    .execute();
+  const toolsPerAssistant = (COLD_PARTS - COLD_MESSAGES) / (COLD_MESSAGES / 2);
+  const messages: {
+    id: string;
+    session_id: string;
+    role: string;
+    data: string;
+    version: number;
+    created_at: Date;
+  }[] = [];
+  const parts: {
+    id: string;
+    message_id: string;
+    session_id: string;
+    type: string;
+    status: string | null;
+    status_rank: number;
+    data: string;
+    version: number;
+  }[] = [];
+  for (let m = 0; m < COLD_MESSAGES; m += 1) {
+    const id = `msg_${String(m).padStart(6, '0')}`;
+    const created = now + m;
+    const user = m % 2 === 0;
+    const data = user
+      ? { id, sessionId: sid, role: 'user', time: { created }, agent: 'build' }
+      : {
+          id,
+          sessionId: sid,
+          role: 'assistant',
+          time: { created },
+          parentId: `msg_${String(m - 1).padStart(6, '0')}`,
+          providerId: 'scripted',
+          modelId: 'scripted-1',
+          mode: 'build',
+          agent: 'build',
+          path: { cwd: '/w', root: '/w' },
+          cost: 0,
+          tokens: { input: 10, output: 10, reasoning: 0, cache: { read: 0, write: 0 } },
+        };
+    messages.push({
+      id,
+      session_id: sid,
+      role: user ? 'user' : 'assistant',
+      data: JSON.stringify(data),
+      version: 1,
+      created_at: new Date(created),
+    });
+    const text = {
+      id: `${id}.t`,
+      sessionId: sid,
+      messageId: id,
+      type: 'text',
+      text: `message ${m} with some words of text`,
+    };
+    parts.push({
+      id: text.id,
+      message_id: id,
+      session_id: sid,
+      type: 'text',
+      status: null,
+      status_rank: 0,
+      data: JSON.stringify(text),
+      version: 1,
+    });
+    if (!user) {
+      for (let t = 0; t < toolsPerAssistant; t += 1) {
+        const tool = {
+          id: `${id}.c${t}`,
+          sessionId: sid,
+          messageId: id,
+          type: 'tool',
+          toolCallId: `c${m}_${t}`,
+          toolName: 'read_file',
+          state: {
+            status: 'completed',
+            input: { path: 'README.md' },
+            output: 'contents',
+            metadata: {
+              schemaVersion: 1,
+              serialization: { truncated: false, rawBytes: 8, returnedBytes: 8 },
+            },
+            time: { start: created, end: created },
+          },
+        };
+        parts.push({
+          id: tool.id,
+          message_id: id,
+          session_id: sid,
+          type: 'tool',
+          status: 'completed',
+          status_rank: 2,
+          data: JSON.stringify(tool),
+          version: 1,
+        });
+      }
+    }
+  }
+  for (let i = 0; i < messages.length; i += 2_000)
+    await ctx.db
+      .insertInto('messages')
+      .values(messages.slice(i, i + 2_000))
+      .execute();
+  for (let i = 0; i < parts.length; i += 2_000)
+    await ctx.db
+      .insertInto('parts')
+      .values(parts.slice(i, i + 2_000))
+      .execute();
+  const timings: number[] = [];
+  for (let run = 0; run < 3; run += 1) {
+    const started = performance.now();
+    await ctx.runtime.host.activate(sid, 'op');
+    timings.push(performance.now() - started);
+    if (
+      ctx.runtime.host.resident(sid)?.history.length !==
+      COLD_MESSAGES + COLD_PARTS - COLD_MESSAGES
+    ) {
+      throw new Error(
+        `cold open rebuilt ${ctx.runtime.host.resident(sid)?.history.length} history entries`,
+      );
+    }
+    await ctx.runtime.host.deactivate(sid);
+  }
+  await ctx.db.deleteFrom('parts').where('session_id', '=', sid).execute();
+  await ctx.db.deleteFrom('messages').where('session_id', '=', sid).execute();
+  await ctx.db.deleteFrom('sessions').where('id', '=', sid).execute();
+  return timings.sort((a, b) => a - b)[1] ?? Number.NaN;
+}
+
+/**
+ * Runtime figures (issue 6): live latency from `appendEvent` to a following subscriber
+ * against a raw JetStream publish-to-consumer in the same run; append throughput across 50
+ * sessions against raw awaited publishes with the same shape; and the cold open of a
+ * session of 10,000 messages and 50,000 parts (median of 3). Uses `NATS_URL` and
+ * `DATABASE_URL` (defaults: the local servers), a unique subject prefix, and removes what
+ * it created.
+ */
+export const runtimeGroup: BenchGroup = {
+  name: 'runtime',
+  description: 'append-to-subscriber latency, append throughput over 50 sessions, cold open',
+  async run(): Promise<Figure[]> {
+    const prefix = `awbench${randomBytes(4).toString('hex')}`;
+    const workspace = await mkdtemp(path.join(tmpdir(), 'aw-bench-'));
+    const db = createDatabase(DATABASE_URL, { poolSize: 4 });
+    await migrate(db);
+    const config = RuntimeConfig.parse({
+      NATS_URL,
+      DATABASE_URL,
+      AW_PREFIX: prefix,
+      AW_WORKSPACE_ROOT: workspace,
+    });
+    const runtime = await startRuntime(config, quiet, { recordUsage: () => {} });
+    const bus = await connectBus({ servers: NATS_URL, name: 'bench-runtime', noAsyncTraces: true });
+    const ctx: Ctx = { runtime, bus, prefix, db };
+    try {
+      const raw = await rawLatency(ctx);
+      const live = await liveLatency(ctx);
+      const rawRate = await rawAppendRate(ctx);
+      const rate = await appendRate(ctx);
+      const cold = await coldOpen(ctx);
+      const rawP99 = percentile(raw, 99);
+      const liveP99 = percentile(live, 99);
+      return [
+        { name: 'runtime.live_latency_p50_ms', value: percentile(live, 50), unit: 'ms' },
+        { name: 'runtime.live_latency_p99_ms', value: liveP99, unit: 'ms' },
+        { name: 'runtime.raw_latency_p99_ms', value: rawP99, unit: 'ms' },
+        { name: 'runtime.live_latency_p99_ratio', value: liveP99, unit: 'ms', baseline: rawP99 },
+        { name: 'runtime.append_events_per_s', value: rate, unit: 'events/s' },
+        { name: 'runtime.append_ratio', value: rate, unit: 'events/s', baseline: rawRate },
+        { name: 'runtime.cold_open_ms', value: cold, unit: 'ms' },
+      ];
+    } finally {
+      await runtime.stop();
+      const n = namesOf(prefix);
+      for (const stream of [
+        n.eventsStream,
+        n.commandsStream,
+        deadLetterStream(n),
+        `KV_${n.leaseBucket}`,
+      ]) {
+        await bus.jsm.streams.delete(stream).catch(() => undefined);
+      }
+      await bus.close();
+      await db.destroy();
+      await rm(workspace, { recursive: true, force: true });
+    }
+  },
+};
+
+if (import.meta.main) {
+  const figures = await runtimeGroup.run();
+  for (const f of figures)
+    console.log(
+      `${f.name}\t${f.value.toFixed(3)} ${f.unit}${f.baseline === undefined ? '' : `\tbaseline ${f.baseline.toFixed(3)}\tratio ${(f.value / f.baseline).toFixed(3)}`}`,
+    );
+}
