@@ -18,11 +18,10 @@ import {
   type GeneratedEvent,
   generateSessionEvents,
   PgProjectionStore,
-  ProjectionConfig,
-  type ProjectionService,
+  type ProjectionProcess,
   rebuildFromStream,
   reduceSessionProjection,
-  startProjectionService,
+  spawnProjection,
 } from '@agentwire/projection';
 import { createDatabase } from '@agentwire/store';
 import { DeliverPolicy } from '@nats-io/jetstream';
@@ -189,23 +188,27 @@ export const projectionGroup: BenchGroup = {
       name: 'bench-projection',
       noAsyncTraces: true,
     });
-    const services: ProjectionService[] = [];
+    const services: ProjectionProcess[] = [];
     try {
       await provision(bus.nc, names(prefix), { eventsMaxAgeMs: 0 });
-      const config = ProjectionConfig.parse({
-        NATS_URL,
-        DATABASE_URL: db.url,
-        AW_PREFIX: prefix,
-        HTTP_PORT: '0',
-      });
       for (let i = 0; i < LAG_INSTANCES; i++) {
-        services.push(await startProjectionService({ ...config, INSTANCE_ID: `bench-${i}` }));
+        services.push(
+          await spawnProjection({
+            NATS_URL,
+            DATABASE_URL: db.url,
+            AW_PREFIX: prefix,
+            INSTANCE_ID: `bench-${i}`,
+          }),
+        );
       }
       log(
         `lag: ${LAG_INSTANCES} instance(s), ${LAG_SESSIONS} sessions, ${LAG_RATE_PER_S} events/s for ${LAG_SECONDS} s`,
       );
       const lags = await measureLag(bus, prefix);
-      for (const s of services.splice(0)) await s.stop();
+      for (const s of services.splice(0)) {
+        s.child.kill('SIGTERM');
+        await s.exited;
+      }
 
       const backlog = await publishBacklog(bus, prefix);
       log(`rebuild: ${backlog} backlog events + the lag run's`);
@@ -233,7 +236,7 @@ export const projectionGroup: BenchGroup = {
         },
       ];
     } finally {
-      for (const s of services) await s.stop().catch(() => {});
+      for (const s of services) s.child.kill('SIGKILL');
       await deleteStreams(bus, prefix);
       await bus.close();
       await db.drop();
