@@ -7,6 +7,7 @@ import { names as namesOf } from '@agentwire/contracts';
 import { createDatabase, migrate } from '@agentwire/store';
 import { RuntimeConfig } from '../../../services/runtime/src/config.ts';
 import { type StartedRuntime, startRuntime } from '../../../services/runtime/src/start-runtime.ts';
+import { analyzeTranscriptTables } from '../../../services/runtime/src/testing/analyze-transcript-tables.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 
@@ -193,7 +194,7 @@ async function coldOpen(ctx: Ctx): Promise<number> {
     version: number;
   }[] = [];
   for (let m = 0; m < COLD_MESSAGES; m += 1) {
-    const id = `msg_${String(m).padStart(6, '0')}`;
+    const id = `${sid}_m${String(m).padStart(6, '0')}`;
     const created = now + m;
     const user = m % 2 === 0;
     const data = user
@@ -203,7 +204,7 @@ async function coldOpen(ctx: Ctx): Promise<number> {
           sessionId: sid,
           role: 'assistant',
           time: { created },
-          parentId: `msg_${String(m - 1).padStart(6, '0')}`,
+          parentId: `${sid}_m${String(m - 1).padStart(6, '0')}`,
           providerId: 'scripted',
           modelId: 'scripted-1',
           mode: 'build',
@@ -280,6 +281,7 @@ async function coldOpen(ctx: Ctx): Promise<number> {
       .insertInto('parts')
       .values(parts.slice(i, i + 2_000))
       .execute();
+  await analyzeTranscriptTables(ctx.db);
   const timings: number[] = [];
   for (let run = 0; run < 3; run += 1) {
     const started = performance.now();

@@ -1,28 +1,47 @@
-import type { Message, Part } from '@agentwire/contracts';
 import type { ModelMessage } from '@agentwire/model';
 
-/** One persisted message with its parts, as read back on cold recovery. */
-export interface TranscriptEntry {
-  readonly message: Message;
-  readonly parts: readonly Part[];
+/** The fields of one persisted part that the model's history needs (R10.4). */
+export interface TranscriptPart {
+  readonly type: 'text' | 'tool';
+  readonly text: string | null;
+  readonly toolCallId: string | null;
+  readonly toolName: string | null;
+  readonly status: string | null;
+  readonly input: unknown;
+  readonly output: string | null;
+  readonly error: string | null;
+}
+
+/** The fields of one persisted message that the model's history needs, with its parts. */
+export interface TranscriptRow {
+  readonly role: 'user' | 'assistant';
+  /** `semantics.providerVisibility` (R7.8); `hidden` rows never reach the model. */
+  readonly providerVisibility: string | null;
+  readonly synthetic: boolean;
+  readonly parts: readonly TranscriptPart[];
 }
 
 /**
  * Cold recovery (R10.4, DESIGN.md flow 5): rebuilds the conversation the model sees from
- * persisted messages and parts. User text parts become user messages; an assistant
- * message becomes its text plus its tool calls, followed by one tool message per closed
- * call (completed output, or the error). Messages hidden from the provider are skipped.
+ * persisted messages and parts. User text becomes a user message; an assistant message
+ * becomes its text plus its tool calls, followed by one tool message per call (the
+ * completed output, the error, or `runtime_lost` for a call that never closed). Messages
+ * hidden from the provider are skipped.
  */
-export function historyFromTranscript(entries: readonly TranscriptEntry[]): ModelMessage[] {
+export function historyFromTranscript(rows: readonly TranscriptRow[]): ModelMessage[] {
   const history: ModelMessage[] = [];
-  for (const { message, parts } of entries) {
-    if (message.semantics?.providerVisibility === 'hidden') continue;
-    const text = parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
-    if (message.role === 'user') {
+  for (const row of rows) {
+    if (row.providerVisibility === 'hidden') continue;
+    let text = '';
+    const tools: TranscriptPart[] = [];
+    for (const p of row.parts) {
+      if (p.type === 'text') text += p.text ?? '';
+      else if (p.toolCallId !== null) tools.push(p);
+    }
+    if (row.role === 'user') {
       history.push({ role: 'user', content: text });
       continue;
     }
-    const tools = parts.flatMap((p) => (p.type === 'tool' ? [p] : []));
     history.push({
       role: 'assistant',
       content: text,
@@ -30,27 +49,23 @@ export function historyFromTranscript(entries: readonly TranscriptEntry[]): Mode
         ? {}
         : {
             toolCalls: tools.map((t) => ({
-              toolCallId: t.toolCallId,
-              toolName: t.toolName,
-              input: t.state.input,
+              toolCallId: t.toolCallId ?? '',
+              toolName: t.toolName ?? '',
+              input: t.input,
             })),
           }),
     });
     for (const t of tools) {
-      const state = t.state;
-      const isError = state.status !== 'completed';
-      const content =
-        state.status === 'completed'
-          ? state.output
-          : state.status === 'error'
-            ? state.error
-            : 'runtime_lost: the call never finished';
+      const completed = t.status === 'completed';
+      const content = completed
+        ? (t.output ?? '')
+        : (t.error ?? 'runtime_lost: the call never finished');
       history.push({
         role: 'tool',
         content,
-        toolCallId: t.toolCallId,
-        toolName: t.toolName,
-        isError,
+        toolCallId: t.toolCallId ?? '',
+        toolName: t.toolName ?? '',
+        isError: !completed,
       });
     }
   }
@@ -58,6 +73,6 @@ export function historyFromTranscript(entries: readonly TranscriptEntry[]): Mode
 }
 
 /** Number of real user turns in a transcript (turn numbering continues after recovery). */
-export function countUserTurns(entries: readonly TranscriptEntry[]): number {
-  return entries.filter((e) => e.message.role === 'user' && e.message.synthetic !== true).length;
+export function countUserTurns(rows: readonly TranscriptRow[]): number {
+  return rows.filter((r) => r.role === 'user' && !r.synthetic).length;
 }

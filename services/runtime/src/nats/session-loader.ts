@@ -5,12 +5,13 @@ import {
   type SessionFence,
   sequenceOf,
 } from '@agentwire/bus';
-import { decodeSessionEvent, Message, type Names, Part } from '@agentwire/contracts';
-import { type createDatabase, getLastSequence, getSession, loadTranscript } from '@agentwire/store';
+import { decodeSessionEvent, type Names } from '@agentwire/contracts';
+import { type createDatabase, getLastSequence, getSession } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { TranscriptEntry } from '../core/history-from-transcript.ts';
+import type { TranscriptRow } from '../core/history-from-transcript.ts';
 import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
 import type { RuntimeLogger } from '../core/ports.ts';
+import { loadTranscriptRows } from './load-transcript-rows.ts';
 
 /** Database handle type of `@agentwire/store`. */
 export type StoreDb = ReturnType<typeof createDatabase>;
@@ -21,7 +22,7 @@ export interface SessionFacts {
   readonly exists: boolean;
   readonly persisted: boolean;
   readonly title: string | null;
-  readonly transcript: readonly TranscriptEntry[];
+  readonly transcript: readonly TranscriptRow[];
   /** Numbering continues after this: max(stream tip across ev and tx, sessions.last_sequence). */
   readonly lastSequence: number;
   /** The number of the last event on `ev` (the next publish's `Aw-Prev-Seq`). */
@@ -48,26 +49,14 @@ export async function loadSessionFacts(
   deps: SessionLoaderDeps,
   sessionId: string,
 ): Promise<SessionFacts> {
-  const [row, pgLast, tip, evLast, fence, rows] = await Promise.all([
+  const [row, pgLast, tip, evLast, fence, transcript] = await Promise.all([
     getSession(deps.db, sessionId),
     getLastSequence(deps.db, sessionId),
     lastSessionSequence(deps.jsm, deps.names, sessionId),
     lastMessageOn(deps.jsm, deps.names.eventsStream, deps.names.eventSubject(sessionId)),
     loadSessionFence(deps.jsm, deps.names, sessionId),
-    loadTranscript(deps.db, sessionId),
+    loadTranscriptRows(deps.db, sessionId),
   ]);
-  const transcript = rows.flatMap((r): TranscriptEntry[] => {
-    const message = Message.safeParse(r.message.data);
-    if (!message.success) {
-      deps.logger.warn({ sessionId, messageId: r.message.id }, 'skipping unreadable message');
-      return [];
-    }
-    const parts = r.parts.flatMap((p) => {
-      const part = Part.safeParse(p.data);
-      return part.success ? [part.data] : [];
-    });
-    return [{ message: message.data, parts }];
-  });
   const scan = evLast === null ? new TurnScanner().result() : await scanTurns(deps, sessionId);
   const persisted = row !== undefined && row.created_at !== null;
   return {

@@ -1,0 +1,265 @@
+import {
+  createEvent,
+  type EventPayload,
+  type EventType,
+  type SessionEvent,
+} from '@agentwire/contracts';
+import { describe, expect, it } from 'vitest';
+import {
+  countingIds,
+  RecordingLogger,
+  RecordingPublisher,
+  RecordingWriter,
+  steppingClock,
+} from '../testing/fake-ports.ts';
+import { EventAppender } from './event-appender.ts';
+import { EventWindow } from './event-window.ts';
+import {
+  countUserTurns,
+  historyFromTranscript,
+  type TranscriptRow,
+} from './history-from-transcript.ts';
+import { TurnScanner } from './open-turn.ts';
+import { reconcileOpenTurn } from './reconcile-open-turn.ts';
+import { SessionEmitter } from './session-emitter.ts';
+
+const TRACE = 'c'.repeat(32);
+let n = 0;
+function ev<T extends EventType>(
+  type: T,
+  turnId: string | null,
+  payload: EventPayload<T>,
+): SessionEvent {
+  n += 1;
+  return {
+    ...createEvent({
+      id: `e${n}`,
+      sessionId: 's',
+      turnId,
+      type,
+      payload,
+      timestamp: 1,
+      traceId: TRACE,
+    }),
+    sequenceNumber: n,
+  };
+}
+const schedule = { parallelGroups: [['c1'], ['c2']], executionOrder: ['c1', 'c2'] };
+
+describe('TurnScanner (flow 6)', () => {
+  it('given a turn that started two calls and closed one, reports the other as open', () => {
+    const scanner = new TurnScanner();
+    for (const e of [
+      ev('turn_started', 't1', { turnNumber: 0, input: 'a' }),
+      ev('turn_complete', 't1', {
+        response: '',
+        tokenCount: 0,
+        toolCallCount: 0,
+        duration: 1,
+        resultType: 'success',
+      }),
+      ev('turn_started', 't2', { turnNumber: 1, input: 'b', inputId: 'in-2' }),
+      ev('tool_call_scheduled', 't2', {
+        toolCallId: 'c1',
+        toolName: 'read_file',
+        input: { path: 'a' },
+        assistantMessageId: 'm1',
+        schedule,
+      }),
+      ev('tool_call_scheduled', 't2', {
+        toolCallId: 'c2',
+        toolName: 'run_command',
+        input: { command: 'x' },
+        assistantMessageId: 'm1',
+        schedule,
+      }),
+      ev('tool_call_started', 't2', { toolCallId: 'c1', startedAt: 5 }),
+      ev('tool_call_result', 't2', {
+        toolCallId: 'c1',
+        result: { success: true, content: 'ok' },
+        duration: 1,
+      }),
+    ]) {
+      scanner.add(e);
+    }
+    expect(scanner.result()).toEqual({
+      open: {
+        turnId: 't2',
+        traceId: TRACE,
+        inputId: 'in-2',
+        toolCalls: [
+          {
+            toolCallId: 'c2',
+            toolName: 'run_command',
+            input: { command: 'x' },
+            assistantMessageId: 'm1',
+            startedAt: undefined,
+          },
+        ],
+      },
+      lastSealedTurnId: 't1',
+      turnCount: 2,
+    });
+  });
+
+  it('given every turn sealed, reports nothing open', () => {
+    const scanner = new TurnScanner();
+    scanner.add(ev('turn_started', 't1', { turnNumber: 0, input: 'a' }));
+    scanner.add(
+      ev('turn_error', 't1', { error: { type: 'x', message: 'y' }, turnPhase: 'model_stream' }),
+    );
+    expect(scanner.result()).toEqual({ open: undefined, lastSealedTurnId: 't1', turnCount: 1 });
+  });
+});
+
+describe('reconcileOpenTurn (flow 6)', () => {
+  it('closes each open call (part error + tool_call_error) then the turn as runtime_lost, continuing the numbers', async () => {
+    const publisher = new RecordingPublisher();
+    const writer = new RecordingWriter();
+    const appender = new EventAppender({
+      sessionId: 's',
+      window: new EventWindow(41),
+      publisher,
+      durable: { persistDurable: async () => {} },
+      usage: { recordUsage: () => {} },
+      logger: new RecordingLogger(),
+      lastDurableSequence: 41,
+    });
+    const emitter = new SessionEmitter('s', appender, steppingClock(), countingIds());
+    await reconcileOpenTurn(emitter, writer, steppingClock(), {
+      turnId: 't2',
+      traceId: TRACE,
+      inputId: undefined,
+      toolCalls: [
+        {
+          toolCallId: 'c2',
+          toolName: 'run_command',
+          input: { command: 'x' },
+          assistantMessageId: 'm1',
+          startedAt: 7,
+        },
+      ],
+    });
+    expect(publisher.published.map((p) => [p.event.type, p.event.sequenceNumber])).toEqual([
+      ['tool_call_error', 42],
+      ['turn_error', 43],
+    ]);
+    expect(publisher.published[1]?.event.payload).toMatchObject({
+      turnPhase: 'runtime_lost',
+      error: { code: 'runtime_lost' },
+    });
+    expect(writer.calls).toEqual([
+      {
+        kind: 'save_part',
+        sequence: 41,
+        value: expect.objectContaining({
+          id: 'm1.c2',
+          toolName: 'run_command',
+          state: expect.objectContaining({
+            status: 'error',
+            time: expect.objectContaining({ start: 7 }),
+          }),
+        }),
+      },
+    ]);
+  });
+});
+
+describe('historyFromTranscript (R10.4)', () => {
+  const rows: TranscriptRow[] = [
+    {
+      role: 'user',
+      providerVisibility: null,
+      synthetic: false,
+      parts: [
+        {
+          type: 'text',
+          text: 'read a',
+          toolCallId: null,
+          toolName: null,
+          status: null,
+          input: null,
+          output: null,
+          error: null,
+        },
+      ],
+    },
+    {
+      role: 'assistant',
+      providerVisibility: 'visible',
+      synthetic: false,
+      parts: [
+        {
+          type: 'text',
+          text: 'reading',
+          toolCallId: null,
+          toolName: null,
+          status: null,
+          input: null,
+          output: null,
+          error: null,
+        },
+        {
+          type: 'tool',
+          text: null,
+          toolCallId: 'c1',
+          toolName: 'read_file',
+          status: 'completed',
+          input: { path: 'a' },
+          output: 'A',
+          error: null,
+        },
+        {
+          type: 'tool',
+          text: null,
+          toolCallId: 'c2',
+          toolName: 'run_command',
+          status: 'error',
+          input: { command: 'x' },
+          output: null,
+          error: 'runtime_lost',
+        },
+      ],
+    },
+    {
+      role: 'user',
+      providerVisibility: 'hidden',
+      synthetic: true,
+      parts: [
+        {
+          type: 'text',
+          text: 'reminder',
+          toolCallId: null,
+          toolName: null,
+          status: null,
+          input: null,
+          output: null,
+          error: null,
+        },
+      ],
+    },
+  ];
+
+  it('rebuilds user, assistant with calls, and one tool message per call; hidden rows are skipped', () => {
+    expect(historyFromTranscript(rows)).toEqual([
+      { role: 'user', content: 'read a' },
+      {
+        role: 'assistant',
+        content: 'reading',
+        toolCalls: [
+          { toolCallId: 'c1', toolName: 'read_file', input: { path: 'a' } },
+          { toolCallId: 'c2', toolName: 'run_command', input: { command: 'x' } },
+        ],
+      },
+      { role: 'tool', content: 'A', toolCallId: 'c1', toolName: 'read_file', isError: false },
+      {
+        role: 'tool',
+        content: 'runtime_lost',
+        toolCallId: 'c2',
+        toolName: 'run_command',
+        isError: true,
+      },
+    ]);
+    expect(countUserTurns(rows)).toBe(1);
+  });
+});
