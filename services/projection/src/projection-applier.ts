@@ -61,6 +61,8 @@ interface SessionState<P> {
   /** Why the session cannot progress, once known (a dead-lettered predecessor). */
   blockedBy: { seq: number; code: string } | undefined;
   reportedStuck: boolean;
+  /** Highest last sequence other writers announced; above `known.last`, the cache is stale. */
+  noticed: number;
 }
 
 /** A session waiting too long for its predecessor (issue 5: reported, never skipped). */
@@ -121,7 +123,9 @@ export class ProjectionApplier<P> {
    */
   noteCommitted(sessionId: string, last: number): void {
     const state = this.sessions.get(sessionId);
-    if (state === undefined || state.queue.size === 0) return;
+    if (state === undefined) return;
+    state.noticed = Math.max(state.noticed, last);
+    if (state.queue.size === 0) return;
     if (state.known !== undefined && state.known.last >= last) return;
     if (state.queue.hasSuccessorOf(last)) {
       state.known = undefined;
@@ -251,6 +255,7 @@ export class ProjectionApplier<P> {
         lastActive: this.options.now(),
         blockedBy: undefined,
         reportedStuck: false,
+        noticed: 0,
       };
       this.sessions.set(sessionId, state);
     }
@@ -283,6 +288,7 @@ export class ProjectionApplier<P> {
     const now = this.options.now();
     state.lastCheck = now;
     state.lastActive = now;
+    let reread = false;
     for (;;) {
       if (state.known === undefined) {
         const row = await this.readRow(sessionId, state);
@@ -300,7 +306,13 @@ export class ProjectionApplier<P> {
           'prev_seq_conflict',
           `Aw-Prev-Seq ${c.prev} contradicts applied sequence ${known.last}`,
         );
-      if (drained.apply.length === 0) break;
+      if (drained.apply.length === 0) {
+        // A notice arrived before the event that follows it: the cached row is stale.
+        if (state.queue.size === 0 || reread || state.noticed <= known.last) break;
+        reread = true;
+        state.known = undefined;
+        continue;
+      }
       const outcome = await this.commit(sessionId, state, known, drained.apply);
       if (outcome === 'failed') return;
     }

@@ -106,6 +106,60 @@ describe('ProjectionApplier', () => {
     expect(broker.acked).toBe(3);
   });
 
+  it('given a commit notice that arrives before the next event, applies that event without waiting for a recheck', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const applier = makeApplier(store, { now: 0 });
+    const [e1, e2, e3] = chainOf('s1', [1, 1, 1]);
+    if (e1 === undefined || e2 === undefined || e3 === undefined) throw new Error('chain');
+    applier.accept(broker.delivery(e1));
+    await flush();
+    store.rows.set('s1', { projection: { seqs: [1, 2] }, lastSequence: 2 }); // another instance applied 2
+    applier.noteCommitted('s1', 2);
+    applier.accept(broker.delivery(e3));
+    await flush();
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1, 2, 3] }, lastSequence: 3 });
+  });
+
+  it('keeps held events alive and naks the newest beyond maxHeld', async () => {
+    const store = new MemoryProjectionStore();
+    const clock = { now: 0 };
+    const applier = new ProjectionApplier<Seen>({
+      reader: store,
+      writer: new WriteCoalescer(store, 1, 10),
+      reduce,
+      now: () => clock.now,
+      holdMs: 10_000,
+      keepAliveMs: 100,
+      maxHeld: 2,
+      gapNakDelayMs: 0,
+      recheckMs: 10_000,
+      stuckAfterMs: 10_000,
+      maxDeliver: 5,
+    });
+    const naked: number[] = [];
+    let working = 0;
+    for (const m of chainOf('s1', [1, 1, 1, 1]).slice(1)) {
+      applier.accept({
+        event: m.event,
+        prev: m.prev,
+        deliveryCount: 1,
+        storedAt: 0,
+        ack() {},
+        nak: () => naked.push(m.event.sequenceNumber),
+        working: () => (working += 1),
+        deadLetter() {},
+      });
+    }
+    await flush();
+    clock.now = 200;
+    applier.tick();
+    expect(working).toBe(3);
+    expect(naked).toEqual([4]);
+    expect(applier.held()).toBe(2);
+  });
+
   it('acks a duplicate without writing', async () => {
     const store = new MemoryProjectionStore();
     const broker = new FakeBroker();
