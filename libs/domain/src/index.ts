@@ -3,6 +3,7 @@ export * from './clean-title.ts';
 export * from './event-store/event-store-error.ts';
 export * from './event-store/in-memory-session-event-store.ts';
 export * from './first-input-title.ts';
+export * from './hydration.ts';
 export * from './ledger-state.ts';
 export * from './model-switch-divider.ts';
 export * from './projection/handler-table.ts';
