@@ -93,7 +93,9 @@ describe('runtime service (issue 6)', () => {
     await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
     await follow.stop();
     expect(shape(follow.events)).toEqual([
+      'turn_steer_queued',
       'session_title_updated',
+      'session_input_promoted',
       'turn_started',
       'model_request',
       'model_streaming',
@@ -273,5 +275,42 @@ describe('runtime service (issue 6)', () => {
     expect(after.events.find((e) => e.type === 'turn_started')?.payload).toMatchObject({
       turnNumber: 1,
     });
+  });
+
+  it('serves health, readiness and metrics', async () => {
+    const listening = runtime.lines.find((l) => l.includes('runtime http listening'));
+    const port = (JSON.parse(listening ?? '{}') as { port?: number }).port;
+    expect(port).toBeGreaterThan(0);
+    const base = `http://127.0.0.1:${port}`;
+    expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({
+      status: 'alive',
+      service: 'runtime',
+    });
+    const ready = await fetch(`${base}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', detail: { instanceId: 'rtA2' } });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('agentwire_runtime_events_appended');
+  });
+
+  it('on SIGTERM interrupts the running turn cleanly, exits 0 and releases the lease', async () => {
+    const sid = await openSession();
+    const follow = client.follow(sid, 0);
+    await client.op(sid, 'prompt', { text: '[scenario:slow_text] long answer' });
+    await waitUntil(
+      () => follow.events.filter((e) => e.type === 'model_streaming').length >= 3,
+      10_000,
+      'streaming',
+    );
+    runtime.kill('SIGTERM');
+    expect(await runtime.exited).toBe(0);
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn closed');
+    await follow.stop();
+    expect(follow.events.at(-1)?.payload).toMatchObject({ resultType: 'cancelled' });
+    const n = names();
+    const lease = await bus.jsm.streams.getMessage(`KV_${n.leaseBucket}`, {
+      last_by_subj: `$KV.${n.leaseBucket}.${sid}`,
+    });
+    expect(lease?.header?.get('KV-Operation')).toBe('DEL');
   });
 });

@@ -6,7 +6,7 @@ import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts'
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import type { TranscriptWriter } from './transcript-writer.ts';
+import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 
 /** Called when a turn starts with the previous sealed turn, to purge its transient events (R3.4). */
@@ -189,13 +189,13 @@ export class RuntimeSession {
     turnId: string,
     input: string,
     signal: AbortSignal,
-    inputId: string | undefined,
+    givenInputId: string | undefined,
   ): Promise<TurnOutcome> {
     const traceId = this.#o.ids.newTraceId();
     const userMessageId = this.#o.ids.newId('msg');
+    const inputId = givenInputId ?? this.#o.ids.newId('in');
     try {
-      await this.#ensurePersisted(input, traceId, userMessageId);
-      await this.#saveUserMessage(turnId, traceId, userMessageId, input, inputId);
+      await this.#admitAndPromote(turnId, traceId, userMessageId, input, inputId);
       if (this.#lastSealedTurnId !== undefined && this.#o.evictSealedTurn !== undefined) {
         await this.#o.evictSealedTurn(this.#lastSealedTurnId).catch((err: unknown) => {
           this.#o.logger.warn({ err, sessionId: this.sessionId }, 'transient eviction failed');
@@ -211,7 +211,7 @@ export class RuntimeSession {
           input,
           userMessageId,
           signal,
-          ...(inputId === undefined ? {} : { inputId }),
+          inputId,
         },
         this.#history,
       );
@@ -222,6 +222,40 @@ export class RuntimeSession {
       if (err instanceof AppendError)
         this.#o.logger.error({ err, sessionId: this.sessionId, turnId }, 'turn stopped');
       throw err;
+    }
+  }
+
+  /**
+   * Flow 1 and R7.3: the input is admitted to the ledger (`turn_steer_queued`, a durable
+   * event), the session row is born if needed (R13.2, R9.2), the user message is written
+   * with the ledger promotion in one transaction, and `session_input_promoted` is emitted
+   * only once that commit is confirmed.
+   */
+  async #admitAndPromote(
+    turnId: string,
+    traceId: string,
+    messageId: string,
+    input: string,
+    inputId: string,
+  ): Promise<void> {
+    const emitter = this.#o.emitter;
+    await emitter.emit('turn_steer_queued', null, traceId, {
+      pendingInputId: inputId,
+      input,
+      inputPreview: input.length > 120 ? `${input.slice(0, 117)}...` : input,
+      inputSize: new TextEncoder().encode(input).length,
+      delivery: 'startNow',
+      targetTurnId: null,
+      queueLength: 0,
+    });
+    await this.#ensurePersisted(input, traceId, messageId);
+    const write = await this.#saveUserMessage(turnId, traceId, messageId, input, inputId);
+    if (write.committed) {
+      await emitter.emit('session_input_promoted', null, traceId, {
+        pendingInputId: inputId,
+        sourceCommandId: write.commandId,
+        messageId,
+      });
     }
   }
 
@@ -258,10 +292,10 @@ export class RuntimeSession {
     traceId: string,
     id: string,
     input: string,
-    inputId?: string,
-  ): Promise<void> {
+    inputId: string,
+  ): Promise<UserMessageWrite> {
     const now = this.#o.clock.now();
-    await this.#o.writer.saveUserMessage(
+    return this.#o.writer.saveUserMessage(
       {
         id,
         sessionId: this.sessionId,
@@ -278,7 +312,7 @@ export class RuntimeSession {
         anchor: {
           turnId,
           origin: 'realUser',
-          ...(inputId === undefined ? {} : { sourceCommandId: inputId }),
+          sourceCommandId: inputId,
         },
       },
       [
@@ -293,7 +327,7 @@ export class RuntimeSession {
       {
         sequence: this.#o.emitter.appender.latestSequence,
         traceId,
-        ...(inputId === undefined ? {} : { promoteInputId: inputId }),
+        promoteInputId: inputId,
       },
     );
   }

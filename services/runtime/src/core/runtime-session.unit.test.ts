@@ -75,7 +75,9 @@ describe('a turn (issue 6, item 3)', () => {
     const outcome = await session.prompt('[scenario:two_tools] tidy the workspace').done;
     expect(outcome.status).toBe('complete');
     expect(collapse(events.map((e) => e.type))).toEqual([
+      'turn_steer_queued',
       'session_title_updated',
+      'session_input_promoted',
       'turn_started',
       'model_request',
       'model_streaming',
@@ -95,6 +97,15 @@ describe('a turn (issue 6, item 3)', () => {
       'turn_complete',
     ]);
     expect(events.map((e) => e.sequenceNumber)).toEqual(events.map((_, i) => i + 1));
+    const queued = events.find((e) => e.type === 'turn_steer_queued');
+    const promoted = events.find((e) => e.type === 'session_input_promoted');
+    const started = events.find((e) => e.type === 'turn_started');
+    const inputId = queued?.type === 'turn_steer_queued' ? queued.payload.pendingInputId : 'none';
+    expect(promoted?.payload).toMatchObject({
+      pendingInputId: inputId,
+      messageId: started?.payload.messageId,
+    });
+    expect(started?.payload).toMatchObject({ inputId });
     expect(publisher.published.map((p) => p.event)).toEqual(events);
     expect(await readFile(path.join(root, 'notes.txt'), 'utf8')).toBe(TWO_TOOLS_WRITTEN);
     const complete = events.find((e) => e.type === 'model_complete');

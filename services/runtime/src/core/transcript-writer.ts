@@ -10,6 +10,13 @@ import type {
 /** Facts of a session row born lazily at its first persistence (R13.2, R9.2). */
 export type SessionRecord = EnsureSessionCommand['session'] & { readonly sessionId: string };
 
+/** Outcome of writing the user message: whether its commit was confirmed, and the command. */
+export interface UserMessageWrite {
+  readonly committed: boolean;
+  /** The persistence command's id (`session_input_promoted.sourceCommandId`). */
+  readonly commandId: string;
+}
+
 /** Every write carries the number of the event it goes with and the turn's trace. */
 export interface WriteContext {
   readonly sequence: number;
@@ -29,7 +36,7 @@ export interface TranscriptWriter {
     message: UserMessage,
     parts: readonly UserMessagePart[],
     ctx: WriteContext & { readonly promoteInputId?: string },
-  ): Promise<void>;
+  ): Promise<UserMessageWrite>;
   saveAssistantMessage(message: AssistantMessage, ctx: WriteContext): Promise<void>;
   savePart(part: Part, ctx: WriteContext): Promise<void>;
   updateTitle(

@@ -13,7 +13,12 @@ import {
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { IdSource, RuntimeClock, RuntimeLogger } from '../core/ports.ts';
-import type { SessionRecord, TranscriptWriter, WriteContext } from '../core/transcript-writer.ts';
+import type {
+  SessionRecord,
+  TranscriptWriter,
+  UserMessageWrite,
+  WriteContext,
+} from '../core/transcript-writer.ts';
 
 /** Options of {@link CommandWriter}. */
 export interface CommandWriterOptions {
@@ -67,7 +72,7 @@ export class CommandWriter implements TranscriptWriter {
     message: UserMessage,
     parts: readonly UserMessagePart[],
     ctx: WriteContext & { readonly promoteInputId?: string },
-  ): Promise<void> {
+  ): Promise<UserMessageWrite> {
     const command: PersistenceCommand = {
       ...this.#base(ctx),
       kind: 'save_user_message',
@@ -92,6 +97,7 @@ export class CommandWriter implements TranscriptWriter {
         'user message write failed',
       );
     }
+    return { committed: confirmation?.ok === true, commandId: command.commandId };
   }
 
   saveAssistantMessage(message: AssistantMessage, ctx: WriteContext): Promise<void> {

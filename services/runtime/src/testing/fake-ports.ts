@@ -50,7 +50,7 @@ export class RecordingWriter implements TranscriptWriter {
     message: unknown,
     parts: readonly unknown[],
     ctx: { sequence: number },
-  ): Promise<void> {
+  ): Promise<{ committed: boolean; commandId: string }> {
     UserMessage.parse(message);
     for (const part of parts) UserMessagePart.parse(part);
     this.calls.push({
@@ -58,6 +58,7 @@ export class RecordingWriter implements TranscriptWriter {
       sequence: ctx.sequence,
       value: { message, parts },
     });
+    return { committed: true, commandId: `cmd_${this.calls.length}` };
   }
   async saveAssistantMessage(message: unknown, ctx: { sequence: number }): Promise<void> {
     AssistantMessage.parse(message);
