@@ -24,6 +24,7 @@ export {
 } from './start-worker-runtime.ts';
 /** Test and bench helpers: seeded workload, publishing, consumer backlog. */
 export { publishAll, publishWorkItem } from './testing/publish-work-item.ts';
+export { createScratchDatabase, dropScratchDatabase } from './testing/scratch-database.ts';
 export {
   type ConsumerBacklog,
   consumerBacklogs,

@@ -1,0 +1,239 @@
+/**
+ * Group `persistence` (issue 4 item 5): the persistence worker's commit rate and lag, each
+ * beside its raw baseline measured in the same run, against the local servers
+ * (`DATABASE_URL` / `NATS_URL` or the defaults), in a database and subject prefix of its own.
+ */
+import { randomBytes } from 'node:crypto';
+import { type BusConnection, connectBus, deadLetterStream, provision } from '@agentwire/bus';
+import { isDurableEventType, names } from '@agentwire/contracts';
+import {
+  createScratchDatabase,
+  dropScratchDatabase,
+  generateWorkload,
+  publishAll,
+  publishWorkItem,
+  startWorkerRuntime,
+  WorkerConfig,
+  type WorkerRuntime,
+  type WorkItem,
+} from '@agentwire/persistence-worker';
+import { createDatabase, migrate } from '@agentwire/store';
+import type { Figure } from '../figure.ts';
+import type { BenchGroup } from '../group.ts';
+
+const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const COMMIT_ITEMS = 8_000;
+const LAG_RATE_PER_S = 2_000;
+const LAG_SECONDS = 5;
+const FILLER = 200;
+
+const log = (msg: string) => console.error(`[persistence] ${msg}`);
+
+/** Items the worker commits (the rest are non-durable events it skips). */
+const committable = (items: readonly WorkItem[]) =>
+  items.filter((i) => i.kind === 'command' || isDurableEventType(i.event.type)).length;
+
+/** Rows/s of 500-row multi-VALUES INSERTs of rows the size of the worker's entries. */
+async function rawInsertRowsPerS(databaseUrl: string): Promise<number> {
+  const db = createDatabase(databaseUrl, { poolSize: 1 });
+  try {
+    const data = JSON.stringify({
+      checkpointId: 'cp',
+      messageId: 'm',
+      snapshotRef: 'x'.repeat(FILLER),
+      scope: 'workspace',
+    });
+    const batches = 30;
+    const started = performance.now();
+    for (let b = 0; b < batches; b++) {
+      const rows = Array.from({ length: 500 }, (_, i) => ({
+        id: `raw-${b}-${i}`,
+        session_id: `raw-${i % 40}`,
+        type: 'runtime/workspace_checkpoint',
+        key: null,
+        event_id: `raw-${b}-${i}`,
+        sequence: b * 500 + i + 1,
+        data,
+        created_at: new Date(),
+      }));
+      await db.insertInto('session_entries').values(rows).execute();
+    }
+    return (batches * 500) / ((performance.now() - started) / 1000);
+  } finally {
+    await db.destroy();
+  }
+}
+
+/** Messages/s of async JetStream publishes (256 in flight) of workload-sized messages. */
+async function rawPublishMsgsPerS(bus: BusConnection, prefix: string): Promise<number> {
+  const n = names(prefix);
+  await provision(bus.nc, n);
+  const body = new TextEncoder().encode(
+    JSON.stringify(generateWorkload({ seed: 1, items: 1, sessions: 1, fillerBytes: FILLER })[0]),
+  );
+  const count = 20_000;
+  const started = performance.now();
+  for (let i = 0; i < count; i += 256) {
+    const batch = Array.from({ length: Math.min(256, count - i) }, () =>
+      bus.js.publish(n.eventSubject('raw'), body),
+    );
+    await Promise.all(batch);
+  }
+  const rate = count / ((performance.now() - started) / 1000);
+  await deleteStreams(bus, prefix);
+  return rate;
+}
+
+function configFor(databaseUrl: string, prefix: string): WorkerConfig {
+  return WorkerConfig.parse({ DATABASE_URL: databaseUrl, NATS_URL, AW_PREFIX: prefix });
+}
+
+/** Items committed per second by `workers` in-process workers over a pre-published backlog. */
+async function commitPerS(
+  bus: BusConnection,
+  databaseUrl: string,
+  workers: number,
+  tag: string,
+): Promise<number> {
+  const prefix = `awbench${tag}${randomBytes(3).toString('hex')}`;
+  const n = names(prefix);
+  await provision(bus.nc, n);
+  const items = generateWorkload({
+    seed: 11,
+    items: COMMIT_ITEMS,
+    sessions: 64,
+    sessionPrefix: `c${tag}`,
+    skippedShare: 0,
+    fillerBytes: FILLER,
+  });
+  await publishAll(bus.js, n, items);
+  const expected = committable(items);
+  let committed = 0;
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const onCommitted = (_c: string, m: readonly unknown[]) => {
+    committed += m.length;
+    if (committed >= expected) done();
+  };
+  const started = performance.now();
+  const runtimes: WorkerRuntime[] = [];
+  for (let i = 0; i < workers; i++)
+    runtimes.push(
+      await startWorkerRuntime({ config: configFor(databaseUrl, prefix), onCommitted }),
+    );
+  await finished;
+  const rate = expected / ((performance.now() - started) / 1000);
+  for (const r of runtimes) await r.stop();
+  await deleteStreams(bus, prefix);
+  return rate;
+}
+
+/** Publish-to-commit lag (ms) of every item offered at `LAG_RATE_PER_S` to one worker. */
+async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]> {
+  const prefix = `awbenchlag${randomBytes(3).toString('hex')}`;
+  const n = names(prefix);
+  await provision(bus.nc, n);
+  const items = generateWorkload({
+    seed: 12,
+    items: LAG_RATE_PER_S * LAG_SECONDS,
+    sessions: 64,
+    sessionPrefix: 'lag',
+    skippedShare: 0,
+    fillerBytes: FILLER,
+  });
+  const expected = committable(items);
+  const lags: number[] = [];
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const runtime = await startWorkerRuntime({
+    config: configFor(databaseUrl, prefix),
+    onCommitted: (_c, messages) => {
+      const now = Date.now();
+      for (const m of messages) lags.push(now - m.info.timestampNanos / 1e6);
+      if (lags.length >= expected) done();
+    },
+  });
+  const tickMs = 10;
+  const perTick = (LAG_RATE_PER_S * tickMs) / 1000;
+  const started = performance.now();
+  const pending: Promise<unknown>[] = [];
+  for (let i = 0; i < items.length; i += perTick) {
+    const due = started + (i / perTick) * tickMs;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    for (const item of items.slice(i, i + perTick))
+      pending.push(publishWorkItem(bus.js, n, item as WorkItem));
+  }
+  await Promise.all(pending);
+  await finished;
+  await runtime.stop();
+  await deleteStreams(bus, prefix);
+  return lags.sort((a, b) => a - b);
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function deleteStreams(bus: BusConnection, prefix: string): Promise<void> {
+  const n = names(prefix);
+  for (const s of [n.eventsStream, n.commandsStream, deadLetterStream(n), `KV_${n.leaseBucket}`]) {
+    await bus.jsm.streams.delete(s).catch(() => {});
+  }
+}
+
+/** The `persistence` bench group (see bench/README.md). */
+export const persistenceGroup: BenchGroup = {
+  name: 'persistence',
+  description:
+    'persistence worker commit rate and lag against raw Postgres inserts and JetStream publishes',
+  async run(): Promise<readonly Figure[]> {
+    const dbName = `aw_bench_persistence_${randomBytes(4).toString('hex')}`;
+    const databaseUrl = await createScratchDatabase(ADMIN_URL, dbName);
+    const bus = await connectBus({
+      servers: NATS_URL,
+      name: 'bench-persistence',
+      noAsyncTraces: true,
+    });
+    try {
+      const db = createDatabase(databaseUrl, { poolSize: 1 });
+      await migrate(db);
+      await db.destroy();
+      log('raw insert');
+      const rawInsert = await rawInsertRowsPerS(databaseUrl);
+      log('raw publish');
+      const rawPublish = await rawPublishMsgsPerS(
+        bus,
+        `awbenchpub${randomBytes(3).toString('hex')}`,
+      );
+      log('commit, one worker');
+      const one = await commitPerS(bus, databaseUrl, 1, 'a');
+      log('commit, two workers');
+      const two = await commitPerS(bus, databaseUrl, 2, 'b');
+      log(`lag at ${LAG_RATE_PER_S}/s offered`);
+      const lags = await lagMs(bus, databaseUrl);
+      return [
+        { name: 'persistence.raw_insert_rows_per_s', value: rawInsert, unit: 'rows/s' },
+        { name: 'persistence.raw_publish_msgs_per_s', value: rawPublish, unit: 'msgs/s' },
+        { name: 'persistence.commit_per_s', value: one, unit: 'msgs/s', baseline: rawInsert },
+        {
+          name: 'persistence.commit_per_s_2workers',
+          value: two,
+          unit: 'msgs/s',
+          baseline: rawInsert,
+        },
+        { name: 'persistence.commit_ratio', value: one / rawInsert, unit: 'ratio' },
+        { name: 'persistence.lag_p50_ms', value: percentile(lags, 50), unit: 'ms' },
+        { name: 'persistence.lag_p99_ms', value: percentile(lags, 99), unit: 'ms' },
+      ];
+    } finally {
+      await bus.close();
+      await dropScratchDatabase(ADMIN_URL, dbName);
+    }
+  },
+};
