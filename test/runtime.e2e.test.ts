@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type BusConnection, connectBus, openTurns } from '@agentwire/bus';
 import { names as namesOf, type SessionEvent } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -220,6 +220,9 @@ describe('runtime service (issue 6)', () => {
     expect(follow.events.map((e) => e.sequenceNumber)).toEqual(
       [...follow.events.map((e) => e.sequenceNumber)].sort((a, b) => a - b),
     );
+    // R3.4: the first turn's transient subject was purged when the second turn started.
+    const turnIds = follow.events.filter((e) => e.type === 'turn_started').map((e) => e.turnId);
+    expect((await openTurns(bus.jsm, names(), sid)).map((t) => t.turnId)).toEqual([turnIds[1]]);
     const starts = follow.events.filter((e) => e.type === 'turn_started').map((e) => e.payload);
     expect(starts.map((s) => s.input)).toEqual(['first prompt', '[scenario:outside_path]']);
     await waitUntil(

@@ -81,7 +81,7 @@ export async function startRuntime(
     confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
     maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
   });
-  host.start();
+  await host.start();
   logger.info({ instanceId, prefix: names.prefix }, 'runtime accepting');
   return {
     host,

@@ -61,6 +61,7 @@ export class RuntimeSession {
   #title: string | null;
   #turnCount: number;
   #lastSealedTurnId: string | undefined;
+  #sealedAt: number | undefined;
   #active: { turnId: string; controller: AbortController; done: Promise<TurnOutcome> } | undefined;
   #closed = false;
 
@@ -72,6 +73,7 @@ export class RuntimeSession {
     this.#title = options.start.title;
     this.#turnCount = options.start.turnCount;
     this.#lastSealedTurnId = options.start.lastSealedTurnId;
+    this.#sealedAt = options.start.lastSealedTurnId === undefined ? undefined : options.clock.now();
   }
 
   /** The id of the running turn, if any. */
@@ -147,6 +149,36 @@ export class RuntimeSession {
     });
   }
 
+  /**
+   * R3.5: a session that never starts another turn (a sub-agent's) still sheds its
+   * transient events: called by the host's 60 s tick, it evicts the sealed turn once it
+   * has been sealed longer than `maxAgeMs` (120 s). Returns whether it evicted.
+   */
+  async sweepTransient(now: number, maxAgeMs = 120_000): Promise<boolean> {
+    if (
+      this.#active !== undefined ||
+      this.#sealedAt === undefined ||
+      now - this.#sealedAt <= maxAgeMs
+    )
+      return false;
+    return this.#evictSealed();
+  }
+
+  /** R3.4: evicts the last sealed turn's transient events (once). */
+  async #evictSealed(): Promise<boolean> {
+    const turnId = this.#lastSealedTurnId;
+    if (turnId === undefined || this.#o.evictSealedTurn === undefined) return false;
+    this.#lastSealedTurnId = undefined;
+    this.#sealedAt = undefined;
+    try {
+      await this.#o.evictSealedTurn(turnId);
+      return true;
+    } catch (err) {
+      this.#o.logger.warn({ err, sessionId: this.sessionId, turnId }, 'transient eviction failed');
+      return false;
+    }
+  }
+
   /** Interrupts any turn, waits for it and ends the session (`session_ended`). */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -196,11 +228,7 @@ export class RuntimeSession {
     const inputId = givenInputId ?? this.#o.ids.newId('in');
     try {
       await this.#admitAndPromote(turnId, traceId, userMessageId, input, inputId);
-      if (this.#lastSealedTurnId !== undefined && this.#o.evictSealedTurn !== undefined) {
-        await this.#o.evictSealedTurn(this.#lastSealedTurnId).catch((err: unknown) => {
-          this.#o.logger.warn({ err, sessionId: this.sessionId }, 'transient eviction failed');
-        });
-      }
+      await this.#evictSealed();
       this.#history.push({ role: 'user', content: input });
       const outcome = await runTurn(
         { ...this.#o, permissions: this.permissions, maxSteps: this.#o.maxSteps ?? 8 },
@@ -217,6 +245,7 @@ export class RuntimeSession {
       );
       this.#turnCount += 1;
       this.#lastSealedTurnId = turnId;
+      this.#sealedAt = this.#o.clock.now();
       return outcome;
     } catch (err) {
       if (err instanceof AppendError)

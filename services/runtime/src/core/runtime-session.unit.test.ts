@@ -23,7 +23,7 @@ beforeEach(async () => {
   await writeFile(path.join(root, 'README.md'), '# demo workspace\n');
 });
 
-function setup(options: { permissionTimeoutMs?: number } = {}) {
+function setup(options: { permissionTimeoutMs?: number; evicted?: string[] } = {}) {
   const publisher = new RecordingPublisher();
   const writer = new RecordingWriter();
   const ids = countingIds();
@@ -51,6 +51,9 @@ function setup(options: { permissionTimeoutMs?: number } = {}) {
     root,
     permissionTimeoutMs: options.permissionTimeoutMs ?? 5_000,
     start: { persisted: false, title: null, turnCount: 0, history: [] },
+    evictSealedTurn: async (turnId) => {
+      options.evicted?.push(turnId);
+    },
   });
   /** Answers every permission request as it appears. */
   const answerAll = (decision: 'allow' | 'deny') =>
@@ -269,5 +272,29 @@ describe('workspace confinement', () => {
     await mkdir(path.join(root, 'd'));
     const listing = await tools.get('list_dir')?.run({ path: '.' }, new AbortController().signal);
     expect(listing?.content.split('\n')).toEqual(['README.md', 'a/', 'd/']);
+  });
+});
+
+describe('turn-window retention (R3.4, R3.5)', () => {
+  it('evicts the sealed turn when the next turn starts', async () => {
+    const evicted: string[] = [];
+    const { session } = setup({ evicted });
+    const first = session.prompt('one');
+    await first.done;
+    expect(evicted).toEqual([]);
+    await session.prompt('two').done;
+    expect(evicted).toEqual([first.turnId]);
+  });
+
+  it('sweeps a turn sealed more than 120 s ago in a session that starts no other turn, once', async () => {
+    const evicted: string[] = [];
+    const { session, events } = setup({ evicted });
+    const only = session.prompt('only turn');
+    await only.done;
+    const sealedAt = events.at(-1)?.timestamp ?? 0;
+    expect(await session.sweepTransient(sealedAt + 60_000)).toBe(false);
+    expect(await session.sweepTransient(sealedAt + 130_000)).toBe(true);
+    expect(evicted).toEqual([only.turnId]);
+    expect(await session.sweepTransient(sealedAt + 400_000)).toBe(false);
   });
 });

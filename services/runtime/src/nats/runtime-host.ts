@@ -80,6 +80,7 @@ export class RuntimeHost {
   readonly #subs: Subscription[] = [];
   readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
   #accepting = false;
+  #sweep: NodeJS.Timeout | undefined;
 
   constructor(options: RuntimeHostOptions) {
     this.#o = options;
@@ -117,8 +118,11 @@ export class RuntimeHost {
     return this.#accepting;
   }
 
-  /** Subscribes to `open`, the op fallback and the liveness ping; starts lease renewal. */
-  start(): void {
+  /**
+   * Subscribes to `open`, the op fallback and the liveness ping (flushed, so the server
+   * knows them before the caller announces readiness); starts lease renewal.
+   */
+  async start(): Promise<void> {
     const { nc, names } = this.#o;
     this.#subs.push(
       nc.subscribe(pingSubject(names.prefix, this.#o.instanceId), {
@@ -134,6 +138,9 @@ export class RuntimeHost {
       }),
     );
     this.leases.start();
+    this.#sweep = setInterval(() => void this.sweepTransient(this.#o.clock.now()), 60_000);
+    this.#sweep.unref();
+    await nc.flush();
     this.#accepting = true;
   }
 
@@ -143,6 +150,7 @@ export class RuntimeHost {
    */
   async stop(): Promise<void> {
     this.#accepting = false;
+    clearInterval(this.#sweep);
     for (const sub of this.#subs.splice(0)) sub.unsubscribe();
     for (const [sessionId, r] of [...this.#resident]) {
       r.sub.unsubscribe();
@@ -154,6 +162,11 @@ export class RuntimeHost {
       this.#resident.delete(sessionId);
     }
     await this.leases.stop();
+  }
+
+  /** R3.5: the 60 s tick; evicts turns sealed more than 120 s ago in idle sessions. */
+  async sweepTransient(now: number): Promise<void> {
+    for (const r of [...this.#resident.values()]) await r.session.sweepTransient(now);
   }
 
   /** Makes a session resident here (lease, cold recovery, reconciliation). */
@@ -248,6 +261,8 @@ export class RuntimeHost {
       });
       const resident: Resident = { session, emitter, appender, writer, sub };
       this.#resident.set(sessionId, resident);
+      // The owner's subscription must be known to the server before anyone is told to use it.
+      await this.#o.nc.flush();
       return resident;
     } catch (err) {
       await this.leases.release(sessionId);
