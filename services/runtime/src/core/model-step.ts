@@ -88,56 +88,18 @@ export async function runModelStep(
     querySource: 'main_turn',
     toolCount: ctx.toolSpecs.length,
   });
-  let text = '';
-  let reasoning = '';
-  const calls: ModelToolCall[] = [];
-  let finish: { finishReason: string; usage: ModelUsage } | undefined;
-  let failure: ErrorPayload | undefined;
-  const base = { assistantMessageId, done: false } as const;
-  for await (const part of model.stream({ messages: history, tools: ctx.toolSpecs }, ctx.signal)) {
-    if (part.type === 'text-delta') {
-      text += part.text;
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
-        delta: part.text,
-        kind: 'text_delta',
-        partId: textPartId,
-      });
-    } else if (part.type === 'reasoning-delta') {
-      reasoning += part.text;
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
-        delta: part.text,
-        kind: 'reasoning_delta',
-        partId: reasoningPartId,
-      });
-    } else if (part.type === 'tool-call') {
-      calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
-        delta: '',
-        kind: 'tool_call',
-        toolCallId: part.toolCallId,
-        toolName: part.toolName,
-      });
-    } else if (part.type === 'finish') {
-      finish = { finishReason: part.finishReason, usage: part.usage };
-    } else {
-      failure = {
-        type: 'provider_error',
-        message: part.error.message,
-        code: part.error.code,
-        retryable: part.error.retryable,
-        attribution: {
-          source: 'provider',
-          providerId: model.providerId,
-          modelId: model.modelId,
-          retryable: part.error.retryable,
-          ...(part.error.statusCode === undefined ? {} : { statusCode: part.error.statusCode }),
-        },
-      };
-    }
-  }
+  const {
+    text,
+    reasoning,
+    calls,
+    finish,
+    failure: streamed,
+  } = await consumeStream(ctx, history, {
+    assistantMessageId,
+    textPartId,
+    reasoningPartId,
+  });
+  let failure = streamed;
   if (ctx.signal.aborted) return { kind: 'cancelled' };
   if (failure === undefined && finish === undefined) {
     failure = {
@@ -189,6 +151,81 @@ export async function runModelStep(
     ...(calls.length === 0 ? {} : { toolCalls: calls }),
   });
   return { kind: 'ok', assistantMessageId, text, calls, usage };
+}
+
+interface StepIds {
+  readonly assistantMessageId: string;
+  readonly textPartId: string;
+  readonly reasoningPartId: string;
+}
+
+interface StreamedStep {
+  readonly text: string;
+  readonly reasoning: string;
+  readonly calls: ModelToolCall[];
+  readonly finish: { finishReason: string; usage: ModelUsage } | undefined;
+  readonly failure: ErrorPayload | undefined;
+}
+
+/** Streams one step, emitting a transient `model_streaming` per delta and tool call (R3.3). */
+async function consumeStream(
+  ctx: ModelStepContext,
+  history: ModelMessage[],
+  ids: StepIds,
+): Promise<StreamedStep> {
+  let text = '';
+  let reasoning = '';
+  const calls: ModelToolCall[] = [];
+  let finish: { finishReason: string; usage: ModelUsage } | undefined;
+  let failure: ErrorPayload | undefined;
+  const { emitter, turnId, traceId, model } = ctx;
+  const { assistantMessageId, textPartId, reasoningPartId } = ids;
+  const base = { assistantMessageId, done: false } as const;
+  for await (const part of model.stream({ messages: history, tools: ctx.toolSpecs }, ctx.signal)) {
+    if (part.type === 'text-delta') {
+      text += part.text;
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: part.text,
+        kind: 'text_delta',
+        partId: textPartId,
+      });
+    } else if (part.type === 'reasoning-delta') {
+      reasoning += part.text;
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: part.text,
+        kind: 'reasoning_delta',
+        partId: reasoningPartId,
+      });
+    } else if (part.type === 'tool-call') {
+      calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+      await emitter.emit('model_streaming', turnId, traceId, {
+        ...base,
+        delta: '',
+        kind: 'tool_call',
+        toolCallId: part.toolCallId,
+        toolName: part.toolName,
+      });
+    } else if (part.type === 'finish') {
+      finish = { finishReason: part.finishReason, usage: part.usage };
+    } else {
+      failure = {
+        type: 'provider_error',
+        message: part.error.message,
+        code: part.error.code,
+        retryable: part.error.retryable,
+        attribution: {
+          source: 'provider',
+          providerId: model.providerId,
+          modelId: model.modelId,
+          retryable: part.error.retryable,
+          ...(part.error.statusCode === undefined ? {} : { statusCode: part.error.statusCode }),
+        },
+      };
+    }
+  }
+  return { text, reasoning, calls, finish, failure };
 }
 
 interface StepOutput {

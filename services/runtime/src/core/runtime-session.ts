@@ -226,21 +226,15 @@ export class RuntimeSession {
     const traceId = this.#o.ids.newTraceId();
     const userMessageId = this.#o.ids.newId('msg');
     const inputId = givenInputId ?? this.#o.ids.newId('in');
+    let started = false;
     try {
       await this.#admitAndPromote(turnId, traceId, userMessageId, input, inputId);
       await this.#evictSealed();
       this.#history.push({ role: 'user', content: input });
+      started = true;
       const outcome = await runTurn(
         { ...this.#o, permissions: this.permissions, maxSteps: this.#o.maxSteps ?? 8 },
-        {
-          turnId,
-          traceId,
-          turnNumber: this.#turnCount,
-          input,
-          userMessageId,
-          signal,
-          inputId,
-        },
+        { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
         this.#history,
       );
       this.#turnCount += 1;
@@ -248,10 +242,39 @@ export class RuntimeSession {
       this.#sealedAt = this.#o.clock.now();
       return outcome;
     } catch (err) {
-      if (err instanceof AppendError)
-        this.#o.logger.error({ err, sessionId: this.sessionId, turnId }, 'turn stopped');
+      this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
+      if (started && !(err instanceof AppendError))
+        await this.#sealFailedTurn(turnId, traceId, inputId, err);
       throw err;
     }
+  }
+
+  /** Seals a turn whose loop threw (a bus or store failure), so it is not left open. */
+  async #sealFailedTurn(
+    turnId: string,
+    traceId: string,
+    inputId: string,
+    err: unknown,
+  ): Promise<void> {
+    if (this.#o.emitter.appender.broken !== undefined) return;
+    const message = err instanceof Error ? err.message : String(err);
+    await this.#o.emitter
+      .emit('turn_error', turnId, traceId, {
+        error: {
+          type: 'runtime_error',
+          message,
+          code: 'runtime_error',
+          attribution: { source: 'runtime' },
+        },
+        turnPhase: 'runtime',
+        inputId,
+      })
+      .then(() => {
+        this.#turnCount += 1;
+        this.#lastSealedTurnId = turnId;
+        this.#sealedAt = this.#o.clock.now();
+      })
+      .catch(() => undefined);
   }
 
   /**

@@ -23,9 +23,16 @@ beforeEach(async () => {
   await writeFile(path.join(root, 'README.md'), '# demo workspace\n');
 });
 
-function setup(options: { permissionTimeoutMs?: number; evicted?: string[] } = {}) {
+function setup(
+  options: { permissionTimeoutMs?: number; evicted?: string[]; failAssistant?: boolean } = {},
+) {
   const publisher = new RecordingPublisher();
   const writer = new RecordingWriter();
+  if (options.failAssistant === true) {
+    writer.saveAssistantMessage = async () => {
+      throw new Error('commands stream unavailable');
+    };
+  }
   const ids = countingIds();
   const clock = steppingClock();
   const appender = new EventAppender({
@@ -296,5 +303,23 @@ describe('turn-window retention (R3.4, R3.5)', () => {
     expect(await session.sweepTransient(sealedAt + 130_000)).toBe(true);
     expect(evicted).toEqual([only.turnId]);
     expect(await session.sweepTransient(sealedAt + 400_000)).toBe(false);
+  });
+});
+
+describe('a turn whose loop throws', () => {
+  it('is sealed with turn_error (phase runtime) instead of being left open', async () => {
+    const { session, events } = setup({ failAssistant: true });
+    await expect(session.prompt('hello').done).rejects.toThrow('commands stream unavailable');
+    expect(events.at(-1)).toMatchObject({
+      type: 'turn_error',
+      payload: {
+        turnPhase: 'runtime',
+        error: { code: 'runtime_error', message: 'commands stream unavailable' },
+      },
+    });
+    expect((await session.prompt('again').done.catch((e: unknown) => e)) instanceof Error).toBe(
+      true,
+    );
+    expect(session.turnCount).toBe(2);
   });
 });
