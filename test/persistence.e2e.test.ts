@@ -156,7 +156,13 @@ describe.skipIf(!restart.ok)('Postgres restarted mid-stream (issue 4 "Done when"
     const publishing = publishAll(bus.js, n, items.slice(third));
     await restartPostgres(env as TestEnvironment);
     await publishing;
-    await waitForConsumersIdle(bus.jsm, consumers, { timeoutMs: 150_000, intervalMs: 250 });
+    await waitForConsumersIdle(bus.jsm, consumers, { timeoutMs: 150_000, intervalMs: 250 }).catch(
+      (error: unknown) => {
+        throw new Error(
+          `${String(error)}\nworker output (last 15 lines):\n${worker.lines.slice(-15).join('\n')}`,
+        );
+      },
+    );
     expect((await bus.jsm.streams.info(deadLetterStream(n))).state.messages).toBe(0);
     await expectEveryRowOnce(db, items);
     expect(worker.lines.some((l) => l.includes('retryable store failure'))).toBe(true);
