@@ -38,6 +38,10 @@ export const RuntimeConfig = z
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
     AW_DRAIN_TIMEOUT_MS: positiveInt(20_000),
+    /** Residency (R11.1, R16.6): sessions kept, the LRU trigger, and the idle timeout. */
+    AW_RESIDENT_TARGET: z.coerce.number().int().min(0).default(8),
+    AW_RESIDENT_HIGH_WATER: z.coerce.number().int().min(0).default(16),
+    AW_RESIDENT_IDLE_MS: z.coerce.number().int().min(0).default(600_000),
   })
   .refine(
     (c) =>

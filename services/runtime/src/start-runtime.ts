@@ -80,6 +80,11 @@ export async function startRuntime(
     permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
     confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
     maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
+    residency: {
+      target: config.AW_RESIDENT_TARGET,
+      highWater: config.AW_RESIDENT_HIGH_WATER,
+      idleTimeoutMs: config.AW_RESIDENT_IDLE_MS,
+    },
   });
   await host.start();
   logger.info({ instanceId, prefix: names.prefix }, 'runtime accepting');

@@ -76,6 +76,18 @@ export class RuntimeSession {
     this.#sealedAt = options.start.lastSealedTurnId === undefined ? undefined : options.clock.now();
   }
 
+  /**
+   * The facts residency decisions re-read before reclaiming a session (R11.2, R16.6):
+   * persisted, in-flight work (the running turn), unanswered interactions.
+   */
+  residencyFacts(): { persisted: boolean; inFlightWork: number; pendingInteraction: boolean } {
+    return {
+      persisted: this.#persisted,
+      inFlightWork: this.#active === undefined ? 0 : 1,
+      pendingInteraction: this.permissions.pendingRequestIds().length > 0,
+    };
+  }
+
   /** The id of the running turn, if any. */
   get activeTurnId(): string | undefined {
     return this.#active?.turnId;

@@ -1,5 +1,11 @@
 import { purgeTurn } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
+import {
+  isEvictable,
+  planResidency,
+  type ResidencyOptions,
+  type ResidentSessionFacts,
+} from '@agentwire/domain';
 import type { ModelProvider } from '@agentwire/model';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
@@ -48,11 +54,15 @@ export interface RuntimeHostOptions {
   readonly permissionTimeoutMs: number;
   readonly confirmTimeoutMs: number;
   readonly maxPromptBytes: number;
+  /** Residency limits (R11.1, R16.6). */
+  readonly residency: ResidencyOptions;
   /** Extra subscribers attached to every resident session (R1.2). */
   readonly sinks?: readonly SessionSink[];
 }
 
 interface Resident {
+  lastUsedAt: number;
+  operations: number;
   readonly session: RuntimeSession;
   readonly emitter: SessionEmitter;
   readonly appender: EventAppender;
@@ -81,6 +91,7 @@ export class RuntimeHost {
   readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
   #accepting = false;
   #sweep: NodeJS.Timeout | undefined;
+  #eligibleSince: ReadonlyMap<string, number> = new Map();
 
   constructor(options: RuntimeHostOptions) {
     this.#o = options;
@@ -138,7 +149,10 @@ export class RuntimeHost {
       }),
     );
     this.leases.start();
-    this.#sweep = setInterval(() => void this.sweepTransient(this.#o.clock.now()), 60_000);
+    this.#sweep = setInterval(() => {
+      const now = this.#o.clock.now();
+      void this.sweepTransient(now).then(() => this.rebalance(now));
+    }, 60_000);
     this.#sweep.unref();
     await nc.flush();
     this.#accepting = true;
@@ -167,6 +181,44 @@ export class RuntimeHost {
   /** R3.5: the 60 s tick; evicts turns sealed more than 120 s ago in idle sessions. */
   async sweepTransient(now: number): Promise<void> {
     for (const r of [...this.#resident.values()]) await r.session.sweepTransient(now);
+  }
+
+  /**
+   * Residency (R11): plans with the domain's rules (idle timeout, then LRU above high water
+   * down to the target), re-reads each session's facts right before reclaiming it (R11.2),
+   * and deactivates it as if never loaded (R11.3): lease released, record dropped; the next
+   * operation cold-recovers. Runs on the 60 s tick and after an operation above high water.
+   */
+  async rebalance(now: number): Promise<string[]> {
+    const facts = [...this.#resident].map(([sessionId, r]) => this.#factsOf(sessionId, r));
+    const plan = planResidency({
+      sessions: facts,
+      eligibleSince: this.#eligibleSince,
+      now,
+      options: this.#o.residency,
+    });
+    this.#eligibleSince = plan.eligibleSince;
+    const evicted: string[] = [];
+    for (const { sessionId, reason } of plan.evictions) {
+      const r = this.#resident.get(sessionId);
+      if (r === undefined || !isEvictable(this.#factsOf(sessionId, r))) continue;
+      this.#o.logger.info({ sessionId, reason, counts: plan.counts }, 'session reclaimed');
+      await this.deactivate(sessionId);
+      evicted.push(sessionId);
+    }
+    return evicted;
+  }
+
+  #factsOf(sessionId: string, r: Resident): ResidentSessionFacts {
+    return {
+      sessionId,
+      lastUsedAt: r.lastUsedAt,
+      ...r.session.residencyFacts(),
+      queuedCommands: 0,
+      subscribers: 0,
+      operationInProgress: r.operations > 0,
+      deactivating: false,
+    };
   }
 
   /** Makes a session resident here (lease, cold recovery, reconciliation). */
@@ -259,7 +311,15 @@ export class RuntimeHost {
       const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
         callback: (_e, m) => void this.#onSessionOp(sessionId, m),
       });
-      const resident: Resident = { session, emitter, appender, writer, sub };
+      const resident: Resident = {
+        lastUsedAt: this.#o.clock.now(),
+        operations: 0,
+        session,
+        emitter,
+        appender,
+        writer,
+        sub,
+      };
       this.#resident.set(sessionId, resident);
       // The owner's subscription must be known to the server before anyone is told to use it.
       await this.#o.nc.flush();
@@ -330,15 +390,23 @@ export class RuntimeHost {
   }
 
   async #dispatch(sessionId: string, r: Resident, op: RuntimeOp, m: Msg): Promise<void> {
+    r.operations += 1;
+    r.lastUsedAt = this.#o.clock.now();
     try {
       const reply = await runSessionOp(r.session, op, m.data, this.#o);
       m.respond(JSON.stringify(reply));
       if (op === 'close') await this.deactivate(sessionId);
     } catch (err) {
       m.respond(JSON.stringify(errorReply(err)));
-      if (r.appender.broken !== undefined)
+      if (r.appender.broken !== undefined) {
         await this.deactivate(sessionId, r.appender.broken.code !== 'fenced');
+      }
+    } finally {
+      r.operations -= 1;
+      r.lastUsedAt = this.#o.clock.now();
     }
+    if (this.#resident.size > this.#o.residency.highWater)
+      await this.rebalance(this.#o.clock.now());
   }
 
   #onLeaseLost(sessionId: string, reason: string): void {
