@@ -2,6 +2,12 @@ import type { BenchGroup } from '../group.ts';
 import { domainGroup } from './domain.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
+import { runtimeGroup } from './runtime.ts';
 
 /** Every benchmark group, in the order `pnpm bench` runs them. Add new groups here. */
-export const groups: readonly BenchGroup[] = [domainGroup, persistenceGroup, projectionGroup];
+export const groups: readonly BenchGroup[] = [
+  domainGroup,
+  persistenceGroup,
+  projectionGroup,
+  runtimeGroup,
+];
