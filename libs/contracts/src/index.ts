@@ -44,3 +44,4 @@ export * from './subjects.ts';
 export * from './testing/sample-records.ts';
 /** Test helpers: a valid sample payload and event for every type. */
 export * from './testing/samples.ts';
+export * from './title-protocol.ts';
