@@ -13,9 +13,11 @@ export interface CreateDatabaseOptions {
   /** `application_name` shown in `pg_stat_activity`. */
   readonly applicationName?: string;
   /**
-   * Called with errors emitted by idle pool clients (a server restart, say). Without a
-   * listener `pg` would crash the process on such an error; the default ignores it, and
-   * the next query fails with a classified, retryable error instead.
+   * Called with errors emitted by the pool or by any pooled client (a server restart, say:
+   * Postgres terminates every connection with 57P01). Without a listener on each client,
+   * `pg` re-emits such an error as an unhandled `'error'` event and Node crashes the
+   * process. The default ignores it: the query in flight (if any) fails with a classified,
+   * retryable error, and the pool discards the broken client.
    */
   readonly onPoolError?: (err: Error) => void;
 }
@@ -45,6 +47,11 @@ export function createDatabase(url: string, options: CreateDatabaseOptions = {})
     types,
     ...(options.applicationName === undefined ? {} : { application_name: options.applicationName }),
   });
-  pool.on('error', options.onPoolError ?? (() => {}));
+  const onError = options.onPoolError ?? (() => {});
+  pool.on('error', onError);
+  // A checked-out client that loses its connection emits 'error' on itself, not on the pool.
+  pool.on('connect', (client) => {
+    client.on('error', onError);
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
