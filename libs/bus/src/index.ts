@@ -35,6 +35,16 @@ export {
   type RunPullConsumerOptions,
   runPullConsumer,
 } from './run-pull-consumer.ts';
+export {
+  isRuntimeFailure,
+  type ProjectionSnapshotReply,
+  type RequestOptions,
+  RuntimeClient,
+  type RuntimeClientOptions,
+  type RuntimeFailure,
+  type RuntimeFailureCode,
+  type RuntimeResult,
+} from './runtime-client.ts';
 export { loadSessionFence, SessionFence } from './session-fence.ts';
 export {
   lastMessageOn,

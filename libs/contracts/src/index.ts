@@ -37,6 +37,7 @@ export * from './persistence/persistence-confirmation.ts';
 export * from './ports/session-event-store.ts';
 export * from './ports/session-store-port.ts';
 export * from './projection.ts';
+export * from './runtime-protocol.ts';
 export * from './session-entry.ts';
 export * from './session-event.ts';
 export * from './session-record.ts';

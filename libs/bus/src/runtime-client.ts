@@ -1,0 +1,261 @@
+import {
+  AckReply,
+  CreateReply,
+  ErrorReply,
+  InterruptReply,
+  type Names,
+  OpenReply,
+  type PermissionDecision,
+  ProjectionGetReply,
+  PromptReply,
+  RenameReply,
+  type RuntimeErrorCode,
+  type RuntimeOp,
+} from '@agentwire/contracts';
+import { errors, type NatsConnection } from '@nats-io/transport-node';
+import { BusError } from './bus-error.ts';
+import type { BusConnection } from './connect-bus.ts';
+import { followSession, type SessionFollower } from './follow-session.ts';
+import { lastSessionSequence } from './session-state.ts';
+
+/**
+ * Codes of a failed runtime request: the runtime's own codes, plus those the client adds:
+ * `timeout` (no reply in time), `unavailable` (no instance listens), `invalid_reply` (the
+ * reply failed its schema), and the projection's `not_found` / `projection_unavailable`.
+ */
+export type RuntimeFailureCode =
+  | RuntimeErrorCode
+  | 'timeout'
+  | 'unavailable'
+  | 'invalid_reply'
+  | 'not_found'
+  | 'projection_unavailable';
+
+/** An expected failure of a request, as a value (STYLE.md "Outcomes and errors"). */
+export interface RuntimeFailure {
+  readonly ok: false;
+  readonly error: {
+    /** A {@link RuntimeFailureCode}, or a code added by a newer runtime. */
+    readonly code: RuntimeFailureCode | (string & {});
+    readonly message: string;
+    readonly detail?: Readonly<Record<string, unknown>> | undefined;
+  };
+}
+
+/** A reply or an expected failure. */
+export type RuntimeResult<T> = T | RuntimeFailure;
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** How long to wait for the reply, ms (default: the client's `timeoutMs`). */
+  readonly timeoutMs?: number;
+}
+
+/** Options of {@link RuntimeClient}. */
+export interface RuntimeClientOptions {
+  /** Default reply timeout, ms (15 s). */
+  readonly timeoutMs?: number;
+}
+
+/** A projection snapshot (R10.2): replay from `asOfSeq + 1` to follow on from it (R15.1). */
+export interface ProjectionSnapshotReply {
+  readonly ok: true;
+  readonly projection: unknown;
+  readonly asOfSeq: number;
+}
+
+const encoder = new TextEncoder();
+
+/** The part of a zod schema the client uses (the bus takes no direct zod dependency). */
+interface ReplySchema<T> {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: T }
+    | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
+}
+
+/**
+ * A typed frontend client of the runtime (DESIGN.md "Subjects": `aw.rt.open`,
+ * `aw.rt.<sid>.<op>`) and of projection queries (`aw.projection.get`), over NATS
+ * request/reply. Every reply is parsed with the contracts' schemas; error replies, timeouts
+ * and missing responders come back as {@link RuntimeFailure} values. A closed connection
+ * throws {@link BusError} (`not_connected`).
+ */
+export class RuntimeClient {
+  readonly #nc: NatsConnection;
+  readonly #bus: BusConnection;
+  readonly #names: Names;
+  readonly #timeoutMs: number;
+
+  constructor(bus: BusConnection, names: Names, options: RuntimeClientOptions = {}) {
+    this.#bus = bus;
+    this.#nc = bus.nc;
+    this.#names = names;
+    this.#timeoutMs = options.timeoutMs ?? 15_000;
+  }
+
+  /** Claims and loads a session, a new one when `sessionId` is absent (flow 5). */
+  open(sessionId?: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>> {
+    const body = sessionId === undefined ? {} : { sessionId };
+    return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
+  }
+
+  /** Creates a new, empty session with the given id; `session_exists` when it has a trace. */
+  create(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<CreateReply>> {
+    return this.#op(sessionId, 'create', {}, CreateReply, options);
+  }
+
+  /** Starts a turn (flow 1); with `wait` the reply comes when the turn ends. */
+  prompt(
+    sessionId: string,
+    request: { readonly text: string; readonly inputId?: string; readonly wait?: boolean },
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<PromptReply>> {
+    return this.#op(sessionId, 'prompt', request, PromptReply, options);
+  }
+
+  /** Asks the running turn to stop; `no_active_turn` when none runs. */
+  interrupt(
+    sessionId: string,
+    request: { readonly wait?: boolean } = {},
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<InterruptReply>> {
+    return this.#op(sessionId, 'interrupt', request, InterruptReply, options);
+  }
+
+  /** Renames a session (title source `custom`, R9.3). */
+  rename(
+    sessionId: string,
+    title: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RenameReply>> {
+    return this.#op(sessionId, 'rename', { title }, RenameReply, options);
+  }
+
+  /** Answers a `permission_requested` event (R1.4). */
+  answerPermission(
+    sessionId: string,
+    answer: {
+      readonly requestId: string;
+      readonly decision: PermissionDecision;
+      readonly reason?: string;
+    },
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<AckReply>> {
+    return this.#op(sessionId, 'answer_permission', answer, AckReply, options);
+  }
+
+  /** Ends a session (`session_ended`) and releases it. */
+  close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>> {
+    return this.#op(sessionId, 'close', {}, AckReply, options);
+  }
+
+  /** Reads a session's stored projection and its `asOfSeq` (R10.2); `not_found` without one. */
+  async projection(
+    sessionId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ProjectionSnapshotReply>> {
+    const reply = await this.#request(
+      this.#names.projectionGet,
+      { sessionId },
+      ProjectionGetReply,
+      options,
+    );
+    if (isRuntimeFailure(reply) || reply.ok) return reply;
+    const code = reply.error === 'unavailable' ? 'projection_unavailable' : reply.error;
+    return failure(code, reply.message);
+  }
+
+  /**
+   * True when the session left a trace a frontend can follow: events in the stream, or a
+   * lease (held or released) in the lease bucket, which an opened session has before its
+   * first event.
+   */
+  async knows(sessionId: string): Promise<boolean> {
+    const tip = await lastSessionSequence(this.#bus.jsm, this.#names, sessionId);
+    if (tip !== null) return true;
+    const bucket = this.#names.leaseBucket;
+    const lease = await this.#bus.jsm.streams
+      .getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${sessionId}` })
+      .catch(() => null);
+    return lease !== null && lease !== undefined;
+  }
+
+  /** Replays a session after `afterSequence`, then tails it (R15.1; see `followSession`). */
+  follow(sessionId: string, afterSequence: number): SessionFollower {
+    return followSession(this.#bus.js, this.#names, sessionId, { afterSequence });
+  }
+
+  /** Sends an operation to `aw.rt.<sid>.<op>`. */
+  #op<T>(
+    sessionId: string,
+    op: RuntimeOp,
+    body: unknown,
+    schema: ReplySchema<T>,
+    options: RequestOptions | undefined,
+  ): Promise<RuntimeResult<T>> {
+    let subject: string;
+    try {
+      subject = this.#names.runtimeOp(sessionId, op);
+    } catch (cause) {
+      return Promise.resolve(failure('invalid_request', (cause as Error).message));
+    }
+    return this.#request(subject, body, schema, options);
+  }
+
+  async #request<T>(
+    subject: string,
+    body: unknown,
+    schema: ReplySchema<T>,
+    options: RequestOptions | undefined,
+  ): Promise<RuntimeResult<T>> {
+    if (this.#nc.isClosed()) throw new BusError('the NATS connection is closed', notConnected);
+    const timeout = options?.timeoutMs ?? this.#timeoutMs;
+    let raw: unknown;
+    try {
+      const reply = await this.#nc.request(subject, encoder.encode(JSON.stringify(body)), {
+        timeout,
+      });
+      raw = reply.json<unknown>();
+    } catch (cause) {
+      return transportFailure(subject, timeout, cause);
+    }
+    const error = ErrorReply.safeParse(raw);
+    if (error.success) return error.data;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return failure('invalid_reply', `unexpected reply on ${subject}: ${issues.join('; ')}`);
+  }
+}
+
+const notConnected = { code: 'not_connected', retryable: false } as const;
+
+function failure(code: RuntimeFailureCode, message: string): RuntimeFailure {
+  return { ok: false, error: { code, message } };
+}
+
+function transportFailure(subject: string, timeoutMs: number, cause: unknown): RuntimeFailure {
+  if (cause instanceof errors.TimeoutError) {
+    return failure('timeout', `no reply on ${subject} within ${timeoutMs} ms`);
+  }
+  if (cause instanceof errors.RequestError && cause.isNoResponders()) {
+    return failure('unavailable', `no service answers ${subject}`);
+  }
+  if (cause instanceof errors.NoRespondersError) {
+    return failure('unavailable', `no service answers ${subject}`);
+  }
+  if (cause instanceof errors.ClosedConnectionError) {
+    throw new BusError('the NATS connection is closed', { ...notConnected, cause });
+  }
+  if (cause instanceof SyntaxError) {
+    return failure('invalid_reply', `reply on ${subject} is not JSON: ${cause.message}`);
+  }
+  throw cause;
+}
+
+/** True when a result is a {@link RuntimeFailure}. */
+export function isRuntimeFailure<T>(result: RuntimeResult<T>): result is RuntimeFailure {
+  return typeof result === 'object' && result !== null && (result as { ok?: unknown }).ok === false;
+}

@@ -1,0 +1,167 @@
+/**
+ * The frontend protocol of the runtime (DESIGN.md "Subjects": `aw.rt.open` and
+ * `aw.rt.<sid>.<op>`) and of projection queries (`aw.projection.get`): request bodies,
+ * reply bodies and error codes, shared by the runtime, the gateway and the CLI so that no
+ * frontend imports a service.
+ */
+import { z } from 'zod';
+import { ErrorPayload } from './payloads/common.ts';
+import { PermissionDecision } from './payloads/permission.ts';
+import { SessionId } from './session-event.ts';
+
+/** `aw.rt.open`: claim and load a session (a new one when `sessionId` is absent). */
+export const OpenRequest = z.strictObject({ sessionId: SessionId.optional() });
+/** `aw.rt.open` request. */
+export type OpenRequest = z.infer<typeof OpenRequest>;
+
+/** `aw.rt.<sid>.prompt`: start a turn; with `wait` the reply comes when the turn ends. */
+export const PromptRequest = z.strictObject({
+  text: z.string(),
+  inputId: z.string().min(1).optional(),
+  wait: z.boolean().optional(),
+});
+/** `prompt` request. */
+export type PromptRequest = z.infer<typeof PromptRequest>;
+
+/** `aw.rt.<sid>.rename`: a user rename (title source `custom`, R9.3). */
+export const RenameRequest = z.strictObject({ title: z.string().trim().min(1).max(200) });
+/** `rename` request. */
+export type RenameRequest = z.infer<typeof RenameRequest>;
+
+/** `aw.rt.<sid>.answer_permission`: a frontend's answer to `permission_requested` (R1.4). */
+export const AnswerPermissionRequest = z.strictObject({
+  requestId: z.string().min(1),
+  decision: PermissionDecision,
+  reason: z.string().optional(),
+});
+/** `answer_permission` request. */
+export type AnswerPermissionRequest = z.infer<typeof AnswerPermissionRequest>;
+
+/** Requests without fields: `create`, `interrupt`, `close`. */
+export const EmptyRequest = z.strictObject({ wait: z.boolean().optional() });
+/** An empty request. */
+export type EmptyRequest = z.infer<typeof EmptyRequest>;
+
+/** The operations answered on `aw.rt.<sid>.<op>`. */
+export const RUNTIME_OPS = [
+  'create',
+  'prompt',
+  'interrupt',
+  'rename',
+  'answer_permission',
+  'close',
+] as const;
+/** One operation name. */
+export type RuntimeOp = (typeof RUNTIME_OPS)[number];
+
+/** True for a known operation name. */
+export function isRuntimeOp(op: string): op is RuntimeOp {
+  return (RUNTIME_OPS as readonly string[]).includes(op);
+}
+
+/**
+ * Stable codes of the runtime's error replies. `lease_conflict`: another live instance
+ * owns the session (R13.1); `session_broken`: an append failed and the session left
+ * residency; `internal`: anything unclassified.
+ */
+export const RuntimeErrorCode = z.enum([
+  'invalid_request',
+  'unknown_op',
+  'unknown_session',
+  'session_exists',
+  'lease_conflict',
+  'turn_in_progress',
+  'no_active_turn',
+  'unknown_permission_request',
+  'prompt_too_large',
+  'empty_input',
+  'session_closed',
+  'session_broken',
+  'internal',
+]);
+/** A runtime error code. */
+export type RuntimeErrorCode = z.infer<typeof RuntimeErrorCode>;
+
+/** The body of a typed error reply. The code is kept open so a newer runtime can add codes. */
+export const RuntimeErrorBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+/** The body of a typed error reply. */
+export type RuntimeErrorBody = z.infer<typeof RuntimeErrorBody>;
+
+/** A typed error reply: `{ ok: false, error: { code, message, detail? } }`. */
+export const ErrorReply = z.object({ ok: z.literal(false), error: RuntimeErrorBody });
+/** A typed error reply. */
+export type ErrorReply = z.infer<typeof ErrorReply>;
+
+/** Reply of `aw.rt.open`: the session and the instance that owns it now. */
+export const OpenReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  owner: z.string(),
+  /** The last sequence number of the session: a follower starts after it or earlier. */
+  lastSequence: z.number().int().min(0),
+});
+/** Reply of `aw.rt.open`. */
+export type OpenReply = z.infer<typeof OpenReply>;
+
+/** Reply of `create`: a new, empty session now resident at `owner`. */
+export const CreateReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  owner: z.string(),
+});
+/** Reply of `create`. */
+export type CreateReply = z.infer<typeof CreateReply>;
+
+/**
+ * Reply of `prompt`: at once with the new turn's id, or with `wait` once the turn ended
+ * (`status`, `response`, `error` on failure).
+ */
+export const PromptReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  turnId: z.string(),
+  status: z.enum(['complete', 'cancelled', 'error']).optional(),
+  response: z.string().optional(),
+  error: ErrorPayload.optional(),
+});
+/** Reply of `prompt`. */
+export type PromptReply = z.infer<typeof PromptReply>;
+
+/** Reply of `interrupt`: the turn that was asked to stop. */
+export const InterruptReply = z.object({ ok: z.literal(true), turnId: z.string() });
+/** Reply of `interrupt`. */
+export type InterruptReply = z.infer<typeof InterruptReply>;
+
+/** Reply of `rename`: the title as stored (R9.3). */
+export const RenameReply = z.object({ ok: z.literal(true), title: z.string() });
+/** Reply of `rename`. */
+export type RenameReply = z.infer<typeof RenameReply>;
+
+/** Reply of `answer_permission` and `close`. */
+export const AckReply = z.object({ ok: z.literal(true) });
+/** Reply of `answer_permission` and `close`. */
+export type AckReply = z.infer<typeof AckReply>;
+
+/** Request of `aw.projection.get` (R10.2). */
+export const ProjectionGetRequest = z.object({ sessionId: SessionId.min(1).max(200) });
+/** Request of `aw.projection.get`. */
+export type ProjectionGetRequest = z.infer<typeof ProjectionGetRequest>;
+
+/**
+ * Reply of `aw.projection.get`: the stored projection and the last sequence number applied
+ * to it; a frontend takes it as a snapshot and tails from `asOfSeq + 1` (R15.1).
+ */
+export const ProjectionGetReply = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), projection: z.unknown(), asOfSeq: z.number().int().min(0) }),
+  z.object({
+    ok: z.literal(false),
+    error: z.enum(['not_found', 'invalid_request', 'unavailable']),
+    message: z.string(),
+  }),
+]);
+/** Reply of `aw.projection.get`. */
+export type ProjectionGetReply = z.infer<typeof ProjectionGetReply>;
