@@ -128,8 +128,8 @@ export type TitleCompletion = z.infer<typeof TitleCompletion>;
  * Codes of a failed title request. `invalid_json`, `invalid_request` and
  * `payload_too_large` are the caller's fault; `session_not_found` means no persisted
  * session; `model_unavailable` that the sidecar cannot serve the requested model;
- * `model_timeout` and `model_error` come from the model call; `store_error` from Postgres;
- * `shutting_down` from a draining instance. Nothing is written on any of them.
+ * `model_timeout` and `model_error` come from the model call, `store_error` from Postgres.
+ * Nothing is written on any of them.
  */
 export const TitleErrorCode = z.enum([
   'invalid_json',
@@ -140,7 +140,6 @@ export const TitleErrorCode = z.enum([
   'model_timeout',
   'model_error',
   'store_error',
-  'shutting_down',
 ]);
 /** Code of a failed title request. */
 export type TitleErrorCode = z.infer<typeof TitleErrorCode>;

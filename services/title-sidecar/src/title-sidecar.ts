@@ -1,0 +1,180 @@
+import { performance } from 'node:perf_hooks';
+import { connectBus } from '@agentwire/bus';
+import { names, TITLE_QUEUE_GROUP, type TitleReply } from '@agentwire/contracts';
+import { buildServiceApp, listenServiceApp } from '@agentwire/service';
+import { createDatabase, migrate } from '@agentwire/store';
+import { type Logger, noopLogger } from '@agentwire/telemetry';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { type Tracer, trace } from '@opentelemetry/api';
+import type { FastifyInstance } from 'fastify';
+import type { TitleSidecarConfig } from './config.ts';
+import { decodeTitleRequest } from './decode-title-request.ts';
+import { generateTitle } from './generate-title.ts';
+import { createTitleMetrics, outcomeOf, type TitleMetrics } from './title-metrics.ts';
+import { createTitleModels, type TitleModels } from './title-models.ts';
+import { parseTraceparent, withTitleSpan } from './title-span.ts';
+import { pgTitleStore } from './title-store.ts';
+
+/** Service name: logs, metrics resource, `/healthz`. */
+export const TITLE_SIDECAR = 'title-sidecar';
+
+/** Collaborators of {@link startTitleSidecar}; every one has a default. */
+export interface TitleSidecarDeps {
+  readonly logger?: Logger;
+  readonly tracer?: Tracer;
+  /** Defaults to {@link createTitleModels} over the config's `AW_MODEL_*`. */
+  readonly models?: TitleModels;
+  readonly now?: () => number;
+}
+
+/** A running title sidecar instance. */
+export interface TitleSidecar {
+  readonly instanceId: string;
+  /** Bound HTTP port of `/healthz`, `/readyz`, `/metrics`. */
+  readonly port: number;
+  readonly app: FastifyInstance;
+  readonly metrics: TitleMetrics;
+  /** Requests being handled now. */
+  inFlight(): number;
+  /** Requests this instance answered since it started. */
+  answered(): number;
+  /** Drains (DESIGN.md "Processes"): stop taking requests, finish in-flight ones, close. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one title sidecar instance (DESIGN.md flow 4, R9): serves the operational HTTP
+ * endpoints, connects to NATS and Postgres (running the store's migrations, safe from
+ * several processes), and answers `<prefix>.titles.generate` in the `title-sidecar` queue
+ * group, so that every instance with the same prefix shares the requests.
+ */
+export async function startTitleSidecar(
+  config: TitleSidecarConfig,
+  deps: TitleSidecarDeps = {},
+): Promise<TitleSidecar> {
+  const logger = deps.logger ?? noopLogger;
+  const tracer = deps.tracer ?? trace.getTracer(TITLE_SIDECAR);
+  const instanceId = config.INSTANCE_ID ?? `${TITLE_SIDECAR}-${process.pid}`;
+  const inFlight = new Set<Promise<void>>();
+  const state = { nats: 'connecting', postgres: 'connecting', requests: 'stopped' };
+  let answered = 0;
+  const metrics = createTitleMetrics(TITLE_SIDECAR, () => inFlight.size);
+  const app = buildServiceApp({
+    name: TITLE_SIDECAR,
+    readiness: () => ({ ok: state.requests === 'serving', detail: state }),
+    metricsText: () => metrics.registry.render(),
+    logger,
+  });
+  const port = await listenServiceApp(app, {
+    name: TITLE_SIDECAR,
+    port: config.HTTP_PORT,
+    host: config.HTTP_HOST,
+    logger,
+  });
+  const db = createDatabase(config.DATABASE_URL, {
+    poolSize: config.AW_PG_POOL_SIZE,
+    applicationName: instanceId,
+  });
+  const bus = await connectBus({
+    servers: config.NATS_URL,
+    name: instanceId,
+    logger,
+    noAsyncTraces: true,
+  });
+  state.nats = 'connected';
+  await migrate(db);
+  state.postgres = 'migrated';
+  const generateDeps = {
+    models: deps.models ?? createTitleModels(config),
+    store: pgTitleStore(db),
+    timeoutMs: config.AW_TITLE_TIMEOUT_MS,
+    now: deps.now ?? Date.now,
+  };
+  const handle = async (msg: Msg): Promise<void> => {
+    const started = performance.now();
+    const reply = await answer(msg, config, generateDeps, tracer);
+    const seconds = (performance.now() - started) / 1000;
+    metrics.record(reply, seconds);
+    answered += 1;
+    logReply(logger, reply, seconds);
+    if (msg.reply === undefined || msg.reply === '') {
+      logger.warn({ sessionId: reply.sessionId }, 'title request without a reply subject');
+      return;
+    }
+    msg.respond(JSON.stringify(reply));
+  };
+  const subscription: Subscription = bus.nc.subscribe(names(config.AW_PREFIX).titlesGenerate, {
+    queue: TITLE_QUEUE_GROUP,
+    callback: (error, msg) => {
+      if (error !== null) {
+        logger.error({ err: error }, 'title subscription error');
+        return;
+      }
+      const task = handle(msg).catch((err: unknown) => {
+        logger.error({ err }, 'title request failed unexpectedly');
+      });
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    },
+  });
+  state.requests = 'serving';
+  logger.info({ instanceId, subject: subscription.getSubject() }, 'title sidecar serving');
+  return {
+    instanceId,
+    port,
+    app,
+    metrics,
+    inFlight: () => inFlight.size,
+    answered: () => answered,
+    async stop() {
+      state.requests = 'draining';
+      await subscription.drain();
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      state.requests = 'stopped';
+      await bus.close();
+      state.nats = 'closed';
+      await db.destroy();
+      await app.close();
+      await metrics.registry.shutdown();
+    },
+  };
+}
+
+async function answer(
+  msg: Msg,
+  config: TitleSidecarConfig,
+  deps: Parameters<typeof generateTitle>[1],
+  tracer: Tracer,
+): Promise<TitleReply> {
+  const started = deps.now();
+  const decoded = decodeTitleRequest(msg.data, { maxBytes: config.AW_TITLE_MAX_REQUEST_BYTES });
+  const header = msg.headers?.get('traceparent');
+  const caller = parseTraceparent(
+    header !== undefined && header !== ''
+      ? header
+      : decoded.ok
+        ? decoded.request.traceparent
+        : undefined,
+  );
+  return withTitleSpan(tracer, caller, async () => {
+    if (decoded.ok) return generateTitle(decoded.request, deps);
+    const { ok: _ok, ...refusal } = decoded;
+    return { ok: false, ...refusal, durationMs: Math.max(0, deps.now() - started) };
+  });
+}
+
+function logReply(logger: Logger, reply: TitleReply, seconds: number): void {
+  const fields = {
+    sessionId: reply.sessionId,
+    outcome: outcomeOf(reply),
+    durationMs: Math.round(seconds * 1000),
+  };
+  if (reply.ok) {
+    logger.info({ ...fields, applied: reply.applied, reason: reply.reason }, 'title answered');
+  } else {
+    logger.warn(
+      { ...fields, code: reply.error.code, message: reply.error.message },
+      'title refused',
+    );
+  }
+}
