@@ -15,6 +15,14 @@ export type LedgerCloseStatus = 'cancelled' | 'discarded' | 'failed';
  * `admitted_seq` is null has not seen its admission yet and is not listed.
  */
 
+/** The upsert's new `deliveries`: stored facts plus the write's, pruned by the row's status. */
+const mergedDeliveries = sql<string>`aw_ledger_deliveries(
+  session_inputs.deliveries || excluded.deliveries, session_inputs.status, session_inputs.status_seq)`;
+
+/** The upsert's `deliveries` when it closes the row: only the fact in force at the close. */
+const closedDeliveries = sql<string>`aw_ledger_deliveries(
+  session_inputs.deliveries, excluded.status, excluded.status_seq)`;
+
 /** Input of {@link admitInput}: `turn_steer_queued` (R6, R14.1). */
 export interface AdmitInputArgs {
   /** The ledger id, = the pending input id (the input's command id). */
@@ -41,8 +49,7 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
         id: args.id,
         session_id: args.sessionId,
         kind: args.kind,
-        delivery: args.delivery,
-        delivery_seq: args.sequence,
+        deliveries: json({ [args.sequence]: args.delivery }),
         payload: json(args.payload),
         admitted_seq: args.sequence,
         position: args.sequence,
@@ -58,10 +65,7 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
             admitted_seq: (eb) => eb.ref('excluded.admitted_seq'),
             position: (eb) => eb.ref('excluded.position'),
             admitted_at: (eb) => eb.ref('excluded.admitted_at'),
-            delivery: sql`case when session_inputs.delivery_seq is null
-              or session_inputs.delivery_seq < excluded.delivery_seq
-              then excluded.delivery else session_inputs.delivery end`,
-            delivery_seq: sql`greatest(session_inputs.delivery_seq, excluded.delivery_seq)`,
+            deliveries: mergedDeliveries,
           })
           .where('session_inputs.admitted_seq', 'is', null),
       )
@@ -78,11 +82,12 @@ export interface ChangeInputDeliveryArgs {
 }
 
 /**
- * Changes an input's delivery while it is `admitted` (R14.2). Order-tolerant: a change
- * applies when it is newer than the stored delivery and, for a closed row, older than
- * the event that closed it (so it happened while the row was admitted). A row closed by
- * a command without a sequence (a promotion) accepts it: every delivery change precedes
- * its promotion.
+ * Records a delivery change (R14.2: it applies only while the row is `admitted`).
+ * Order-tolerant without conditions (docs/decisions/0034): the change is added to the
+ * row's delivery facts, and `aw_ledger_deliveries` keeps it only if it is at or before the
+ * sequence that closed the row (a promotion carries the session's latest number at
+ * promotion, so a change with that very number preceded it). `delivery` is generated
+ * from the newest kept fact, so any arrival order gives the same row.
  */
 export async function changeInputDelivery(
   db: Kysely<Database>,
@@ -94,31 +99,10 @@ export async function changeInputDelivery(
       .values({
         id: args.id,
         session_id: args.sessionId,
-        delivery: args.delivery,
-        delivery_seq: args.sequence,
+        deliveries: json({ [args.sequence]: args.delivery }),
         status: 'admitted',
       })
-      .onConflict((oc) =>
-        oc
-          .column('id')
-          .doUpdateSet({
-            delivery: (eb) => eb.ref('excluded.delivery'),
-            delivery_seq: (eb) => eb.ref('excluded.delivery_seq'),
-          })
-          .where((eb) =>
-            eb.and([
-              eb.or([
-                eb('session_inputs.delivery_seq', 'is', null),
-                eb('session_inputs.delivery_seq', '<', eb.ref('excluded.delivery_seq')),
-              ]),
-              eb.or([
-                eb('session_inputs.status', '=', 'admitted'),
-                eb('session_inputs.status_seq', 'is', null),
-                eb('session_inputs.status_seq', '>', eb.ref('excluded.delivery_seq')),
-              ]),
-            ]),
-          ),
-      )
+      .onConflict((oc) => oc.column('id').doUpdateSet({ deliveries: mergedDeliveries }))
       .execute(),
   );
 }
@@ -162,6 +146,7 @@ export async function closeInput(
             status_reason: (eb) => eb.ref('excluded.status_reason'),
             status_seq: (eb) => eb.ref('excluded.status_seq'),
             settled_at: (eb) => eb.ref('excluded.settled_at'),
+            deliveries: closedDeliveries,
           })
           .where('session_inputs.status', '=', 'admitted'),
       )
@@ -222,6 +207,7 @@ export async function promoteInput(
           promoted_seq: (eb) => eb.ref('excluded.promoted_seq'),
           status_seq: (eb) => eb.ref('excluded.status_seq'),
           settled_at: (eb) => eb.ref('excluded.settled_at'),
+          deliveries: closedDeliveries,
         })
         .where('session_inputs.status', '=', 'admitted'),
     )
@@ -287,7 +273,12 @@ export async function discardAdmittedInputs(
   return inTransaction(db, 'discardAdmittedInputs', async (trx) => {
     const rows = await trx
       .updateTable('session_inputs')
-      .set({ status: 'discarded', status_reason: args.reason, settled_at: toDate(args.at) })
+      .set({
+        status: 'discarded',
+        status_reason: args.reason,
+        settled_at: toDate(args.at),
+        deliveries: sql`aw_ledger_deliveries(deliveries, 'discarded', status_seq)`,
+      })
       .where('session_id', '=', sessionId)
       .where('status', '=', 'admitted')
       .returning('id')

@@ -110,10 +110,16 @@ export interface SessionInputsTable {
   id: string;
   session_id: string;
   kind: string | null;
-  /** `startNow` | `guide` | `queue`. */
-  delivery: string | null;
-  /** Sequence of the event that last set `delivery` (newer wins). */
-  delivery_seq: NullableBigInt;
+  /**
+   * Delivery facts: the sequence number of each delivery-setting event (admission, delivery
+   * change) to its mode; pruned to the newest one at or before the close once the row is
+   * terminal (`aw_ledger_deliveries`, docs/decisions/0034).
+   */
+  deliveries: ColumnType<Record<string, string>, string | undefined, string>;
+  /** `startNow` | `guide` | `queue`: generated, the newest entry of `deliveries`. */
+  delivery: ColumnType<string | null, never, never>;
+  /** Generated: the sequence of the newest entry of `deliveries`. */
+  delivery_seq: ColumnType<number | null, never, never>;
   payload: NullableJson;
   admitted_seq: NullableBigInt;
   /** Ordering position in the queue; the admission sequence unless reordered. */

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { initialMigration } from './0001-initial.ts';
+import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -7,6 +8,7 @@ import { initialMigration } from './0001-initial.ts';
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initialMigration,
+  '0002-ledger-delivery-facts': ledgerDeliveryFactsMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */

@@ -149,10 +149,9 @@ class SessionScript {
           { id: `${userId}-p0`, sessionId: sid, messageId: userId, type: 'text', text: input },
         ],
         promoteInputId: inputId,
-        // The number `session_input_promoted` will carry. (The store orders a delivery
-        // change against the promotion by `delivery_seq < status_seq`, so the session's
-        // latest number, which may be that very change, would drop it.)
-        promotedSequenceNumber: this.seq + 1,
+        // The session's latest number at promotion (the contract), which may be the
+        // delivery change just above: that change preceded the promotion and applies.
+        promotedSequenceNumber: this.seq,
       });
       if (this.random() < 0.3)
         this.event('turn_steer_discarded', { pendingInputId: inputId, reason: 'promoted' });
