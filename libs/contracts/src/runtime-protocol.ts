@@ -165,3 +165,63 @@ export const ProjectionGetReply = z.discriminatedUnion('ok', [
 ]);
 /** Reply of `aw.projection.get`. */
 export type ProjectionGetReply = z.infer<typeof ProjectionGetReply>;
+
+/**
+ * `aw.rt.<sid>.prompt` as the runtime parses it (R12, R14): `PromptRequest` plus how to
+ * deliver the input while a turn runs (`queue`, the default, starts its own turn after the
+ * running one; `guide` is inlined into the running turn at its next model step boundary)
+ * and the turn the submitter saw running (another one is `expected_turn_mismatch`).
+ */
+export const SubmitRequest = PromptRequest.extend({
+  delivery: z.enum(['queue', 'guide']).optional(),
+  expectedTurnId: z.string().min(1).optional(),
+});
+/** `prompt` request with delivery options. */
+export type SubmitRequest = z.infer<typeof SubmitRequest>;
+
+/**
+ * Reply of a `prompt` that did not start a turn at once: the input waits (`queue`) or will
+ * be inlined (`guide`) (R14.3). With `wait`, a queued input's reply comes when its own turn
+ * ended (`turnId`, `status`, ...), a guided one's when it was drained (`turnId`, `messageId`),
+ * and `discarded` names the reason when it left without running.
+ */
+export const QueuedPromptReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  inputId: z.string(),
+  delivery: z.enum(['queue', 'guide']),
+  targetTurnId: z.string().nullable(),
+  queueLength: z.number().int().min(0),
+  turnId: z.string().optional(),
+  messageId: z.string().optional(),
+  status: z.enum(['complete', 'cancelled', 'error']).optional(),
+  response: z.string().optional(),
+  discarded: z.string().optional(),
+});
+/** Reply of a queued or guided `prompt`. */
+export type QueuedPromptReply = z.infer<typeof QueuedPromptReply>;
+
+/** `aw.rt.<sid>.remove_input`: remove a waiting input (`turn_steer_discarded` `user_removed`). */
+export const RemoveInputRequest = z.strictObject({ inputId: z.string().min(1) });
+/** `remove_input` request. */
+export type RemoveInputRequest = z.infer<typeof RemoveInputRequest>;
+
+/**
+ * `aw.rt.<sid>.reorder_inputs`: the listed waiting inputs move to the front in this order,
+ * the others keep theirs (`turn_steer_reordered`, R14.4). Replies `{ ok, order }`.
+ */
+export const ReorderInputsRequest = z.strictObject({
+  orderedInputIds: z.array(z.string().min(1)).min(1),
+});
+/** `reorder_inputs` request. */
+export type ReorderInputsRequest = z.infer<typeof ReorderInputsRequest>;
+
+/** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
+export const INPUT_OPS = ['remove_input', 'reorder_inputs'] as const;
+/** One input operation name. */
+export type InputOp = (typeof INPUT_OPS)[number];
+
+/** True for an input operation name. */
+export function isInputOp(op: string): op is InputOp {
+  return (INPUT_OPS as readonly string[]).includes(op);
+}
