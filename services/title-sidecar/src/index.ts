@@ -22,8 +22,15 @@ export {
   TITLE_FROM_INPUT_SCENARIO,
   TITLE_SCENARIOS,
 } from './scripted-title-provider.ts';
-/** Test helper: the sidecar as its own process. */
+/** Test helpers: the sidecar as its own process, a client, seeding and waiting. */
 export { spawnTitleSidecar, type TitleSidecarProcess } from './testing/spawn-title-sidecar.ts';
+export {
+  connectTitleClient,
+  seedSession,
+  storedTitle,
+  type TitleClient,
+  waitFor,
+} from './testing/title-test-kit.ts';
 export {
   createTitleMetrics,
   outcomeOf,

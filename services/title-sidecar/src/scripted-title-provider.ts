@@ -10,7 +10,7 @@ export const TITLE_FROM_INPUT_SCENARIO = 'title_from_input';
 /**
  * Title scenarios for tests and demos, picked by a `[scenario:<name>]` directive in the
  * first input (the scripted provider of `@agentwire/model` would answer with chat text):
- * - `title_slow`: the derived-looking title, one word every 150 ms (about 1 s in all);
+ * - `title_slow`: the derived-looking title, one word every 150 ms (about 0.75 s in all);
  * - `title_stall`: no output for 30 s (a model timeout);
  * - `title_tool_call`: a tool call instead of text (no title, R16.5);
  * - `title_empty`: `{"title":"  "}` (no title);
