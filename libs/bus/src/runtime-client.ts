@@ -1,13 +1,15 @@
 import {
   AckReply,
+  type AnswerPermissionRequest,
   CreateReply,
+  type EmptyRequest,
   ErrorReply,
   InterruptReply,
   type Names,
   OpenReply,
-  type PermissionDecision,
   ProjectionGetReply,
   PromptReply,
+  type PromptRequest,
   RenameReply,
   type RuntimeErrorCode,
   type RuntimeOp,
@@ -109,7 +111,7 @@ export class RuntimeClient {
   /** Starts a turn (flow 1); with `wait` the reply comes when the turn ends. */
   prompt(
     sessionId: string,
-    request: { readonly text: string; readonly inputId?: string; readonly wait?: boolean },
+    request: PromptRequest,
     options?: RequestOptions,
   ): Promise<RuntimeResult<PromptReply>> {
     return this.#op(sessionId, 'prompt', request, PromptReply, options);
@@ -118,7 +120,7 @@ export class RuntimeClient {
   /** Asks the running turn to stop; `no_active_turn` when none runs. */
   interrupt(
     sessionId: string,
-    request: { readonly wait?: boolean } = {},
+    request: EmptyRequest = {},
     options?: RequestOptions,
   ): Promise<RuntimeResult<InterruptReply>> {
     return this.#op(sessionId, 'interrupt', request, InterruptReply, options);
@@ -136,11 +138,7 @@ export class RuntimeClient {
   /** Answers a `permission_requested` event (R1.4). */
   answerPermission(
     sessionId: string,
-    answer: {
-      readonly requestId: string;
-      readonly decision: PermissionDecision;
-      readonly reason?: string;
-    },
+    answer: AnswerPermissionRequest,
     options?: RequestOptions,
   ): Promise<RuntimeResult<AckReply>> {
     return this.#op(sessionId, 'answer_permission', answer, AckReply, options);

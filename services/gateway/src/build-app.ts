@@ -1,0 +1,91 @@
+import { buildServiceApp, type Readiness, type ServiceLogger } from '@agentwire/service';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { registerEventsRoute } from './events-route.ts';
+import type { GatewayMetrics } from './gateway-metrics.ts';
+import type { GatewayBackend } from './gateway-port.ts';
+import { errorBody } from './http-error.ts';
+import { registerSessionRoutes } from './session-routes.ts';
+import { SseHub } from './sse-hub.ts';
+
+/** Options of {@link buildApp}. */
+export interface GatewayAppOptions {
+  readonly backend: GatewayBackend;
+  /** `/readyz`; the default is always ready. */
+  readonly readiness?: () => Readiness;
+  /** Open SSE streams; pass one to count or end them from outside. */
+  readonly hub?: SseHub;
+  readonly metrics?: GatewayMetrics;
+  readonly logger?: ServiceLogger;
+  /** Largest request body, bytes (default 256 KiB); larger gets 413 `body_too_large`. */
+  readonly bodyLimit?: number;
+  /** Timeout of runtime and projection requests, ms (default 15 s). */
+  readonly requestTimeoutMs?: number;
+  /** Timeout of `prompt`/`interrupt` with `wait: true`, ms (default 300 s). */
+  readonly waitTimeoutMs?: number;
+  /** SSE heartbeat interval, ms (default 15 s). */
+  readonly heartbeatMs?: number;
+}
+
+/** Fastify's own error codes and the gateway error code each becomes. */
+const FASTIFY_CODES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+};
+
+/**
+ * Builds the gateway's HTTP app (DESIGN.md "Processes": HTTP and Server-Sent Events for
+ * browsers and scripts): the session command routes, the projection read, the SSE follow
+ * route and `/healthz`, `/readyz`, `/metrics`. Every error is JSON
+ * `{ error: { code, message, detail? } }`. Closing the app (`app.close()`) first ends every
+ * open SSE stream cleanly, so a drain is not held up by followers. Not listening yet:
+ * tests use `app.inject()`.
+ */
+export function buildApp(options: GatewayAppOptions): FastifyInstance {
+  const hub = options.hub ?? new SseHub();
+  const metrics = options.metrics;
+  const app = buildServiceApp({
+    name: 'gateway',
+    readiness: options.readiness ?? (() => ({ ok: true, detail: {} })),
+    metricsText: () => metrics?.registry.render() ?? Promise.resolve(''),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  app.addHook('preClose', async () => {
+    await hub.closeAll();
+  });
+  if (metrics !== undefined) {
+    app.addHook('onResponse', async (request, reply) => {
+      metrics.request(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode);
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .code(404)
+      .send(errorBody('route_not_found', `no route ${request.method} ${request.url}`));
+  });
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
+    const code =
+      FASTIFY_CODES[error.code] ?? (error instanceof SyntaxError ? 'invalid_json' : undefined);
+    const status = error.statusCode ?? 500;
+    if (code !== undefined || (status >= 400 && status < 500)) {
+      return reply.code(status).send(errorBody(code ?? 'invalid_request', error.message));
+    }
+    options.logger?.error({ err: error }, 'gateway request failed');
+    return reply.code(500).send(errorBody('internal', 'internal error'));
+  });
+  registerSessionRoutes(app, {
+    backend: options.backend,
+    bodyLimit: options.bodyLimit ?? 256 * 1024,
+    requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
+  });
+  registerEventsRoute(app, {
+    backend: options.backend,
+    hub,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+    ...(metrics === undefined ? {} : { onEvent: () => metrics.sseEvent() }),
+  });
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { GatewayBackend } from './gateway-port.ts';
+import { errorBody } from './http-error.ts';
+import { parseInput } from './parse-input.ts';
+import { SessionParams } from './session-routes.ts';
+import type { SseHub } from './sse-hub.ts';
+import { SseStream } from './sse-stream.ts';
+
+const SequenceText = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+  .transform(Number);
+
+/** Query of `GET /sessions/:id/events`: `after` is the last sequence number the client has. */
+export const EventsQuery = z.strictObject({ after: SequenceText.optional() });
+/** Query of the events route. */
+export type EventsQuery = z.infer<typeof EventsQuery>;
+
+/** Settings of the events route. */
+export interface EventsRouteOptions {
+  readonly backend: GatewayBackend;
+  readonly hub: SseHub;
+  readonly heartbeatMs: number;
+  readonly onEvent?: () => void;
+}
+
+/**
+ * `GET /sessions/:id/events?after=N`: Server-Sent Events replayed from JetStream, then
+ * tailed live (R15.1, DESIGN.md "A frontend follows a session"). The base is the
+ * `Last-Event-ID` header when present (a browser's reconnect), else `after`, else 0; every
+ * frame's `id:` is the event's sequence number, so a reconnect gets each later event
+ * exactly once. Unknown sessions are 404 before the stream starts.
+ */
+export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions): void {
+  app.get('/sessions/:id/events', async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const query = parseInput('query', EventsQuery, request.query);
+    if (!query.ok) return reply.code(400).send(query.body);
+    const header = request.headers['last-event-id'];
+    const lastEventId = parseInput(
+      'headers',
+      z.strictObject({ 'last-event-id': SequenceText.optional() }),
+      header === undefined ? {} : { 'last-event-id': header },
+    );
+    if (!lastEventId.ok) return reply.code(400).send(lastEventId.body);
+    const sessionId = params.value.id;
+    const after = lastEventId.value['last-event-id'] ?? query.value.after ?? 0;
+
+    let known: boolean;
+    try {
+      known = await o.backend.knows(sessionId);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return reply
+        .code(503)
+        .send(errorBody('unavailable', `cannot look up the session: ${message}`));
+    }
+    if (!known) {
+      return reply
+        .code(404)
+        .send(errorBody('unknown_session', `no session ${sessionId}`, { sessionId }));
+    }
+
+    reply.hijack();
+    const stream = new SseStream(reply.raw, {
+      heartbeatMs: o.heartbeatMs,
+      ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
+    });
+    o.hub.add(stream);
+    const reason = await stream.run(o.backend.follow(sessionId, after), after);
+    request.log.debug({ sessionId, reason }, 'sse stream ended');
+    return reply;
+  });
+}

@@ -1,0 +1,53 @@
+import type {
+  ProjectionSnapshotReply,
+  RequestOptions,
+  RuntimeResult,
+  SessionFollower,
+} from '@agentwire/bus';
+import type {
+  AckReply,
+  AnswerPermissionRequest,
+  EmptyRequest,
+  InterruptReply,
+  OpenReply,
+  PromptReply,
+  PromptRequest,
+  RenameReply,
+} from '@agentwire/contracts';
+
+/**
+ * What the gateway needs from the bus: the runtime's operations, projection queries and
+ * session following. `RuntimeClient` of `@agentwire/bus` implements it; unit tests pass a
+ * fake.
+ */
+export interface GatewayBackend {
+  open(sessionId?: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>>;
+  prompt(
+    sessionId: string,
+    request: PromptRequest,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<PromptReply>>;
+  interrupt(
+    sessionId: string,
+    request: EmptyRequest,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<InterruptReply>>;
+  rename(
+    sessionId: string,
+    title: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RenameReply>>;
+  answerPermission(
+    sessionId: string,
+    answer: AnswerPermissionRequest,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<AckReply>>;
+  projection(
+    sessionId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ProjectionSnapshotReply>>;
+  /** True when the session left a trace that can be followed. */
+  knows(sessionId: string): Promise<boolean>;
+  /** Replays the session after `afterSequence`, then tails it (R15.1). */
+  follow(sessionId: string, afterSequence: number): SessionFollower;
+}

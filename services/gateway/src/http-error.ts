@@ -1,0 +1,63 @@
+import type { RuntimeFailure } from '@agentwire/bus';
+
+/** The JSON body of every gateway error: a stable code, a sentence, and optional facts. */
+export interface HttpErrorBody {
+  readonly error: {
+    readonly code: string;
+    readonly message: string;
+    readonly detail?: Readonly<Record<string, unknown>>;
+  };
+}
+
+/**
+ * HTTP status of each failure code (docs/decisions/0090). Caller mistakes are 4xx (400
+ * invalid input, 404 unknown session or permission request, 409 a state conflict such as
+ * `lease_conflict` or `turn_in_progress`, 413 too large); backend trouble is 5xx (502 a
+ * reply the gateway cannot read, 503 nothing answers or the session broke, 504 timeout).
+ */
+export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
+  invalid_request: 400,
+  unknown_op: 400,
+  empty_input: 400,
+  unknown_session: 404,
+  not_found: 404,
+  unknown_permission_request: 404,
+  session_exists: 409,
+  lease_conflict: 409,
+  turn_in_progress: 409,
+  no_active_turn: 409,
+  session_closed: 409,
+  prompt_too_large: 413,
+  internal: 500,
+  invalid_reply: 502,
+  unavailable: 503,
+  projection_unavailable: 503,
+  session_broken: 503,
+  timeout: 504,
+};
+
+/** The status of a failure code; an unknown code (a newer runtime's) is 502. */
+export function statusOf(code: string): number {
+  return STATUS_OF_CODE[code] ?? 502;
+}
+
+/** A runtime or projection failure as an HTTP status and body. */
+export function failureResponse(failure: RuntimeFailure): {
+  readonly status: number;
+  readonly body: HttpErrorBody;
+} {
+  const { code, message, detail } = failure.error;
+  return {
+    status: statusOf(code),
+    body: { error: { code, message, ...(detail === undefined ? {} : { detail }) } },
+  };
+}
+
+/** An error body. */
+export function errorBody(
+  code: string,
+  message: string,
+  detail?: Readonly<Record<string, unknown>>,
+): HttpErrorBody {
+  return { error: { code, message, ...(detail === undefined ? {} : { detail }) } };
+}

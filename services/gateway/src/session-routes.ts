@@ -1,0 +1,124 @@
+import type { RuntimeResult } from '@agentwire/bus';
+import {
+  AnswerPermissionRequest,
+  EmptyRequest,
+  PromptRequest,
+  RenameRequest,
+  SessionId,
+} from '@agentwire/contracts';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { GatewayBackend } from './gateway-port.ts';
+import { failureResponse } from './http-error.ts';
+import { parseInput } from './parse-input.ts';
+
+/** `:id` of every session route: a session id is one subject token. */
+export const SessionParams = z.strictObject({ id: SessionId.min(1).max(200) });
+/** `:id` of a session route. */
+export type SessionParams = z.infer<typeof SessionParams>;
+
+/** `:id` and `:requestId` of a permission answer. */
+export const PermissionParams = z.strictObject({
+  id: SessionId.min(1).max(200),
+  requestId: z.string().min(1).max(200),
+});
+/** Parameters of a permission answer. */
+export type PermissionParams = z.infer<typeof PermissionParams>;
+
+/** Body of `POST /sessions/:id/permissions/:requestId`. */
+export const PermissionAnswerBody = AnswerPermissionRequest.omit({ requestId: true });
+/** Body of a permission answer. */
+export type PermissionAnswerBody = z.infer<typeof PermissionAnswerBody>;
+
+/** Settings of the session routes. */
+export interface SessionRouteOptions {
+  readonly backend: GatewayBackend;
+  readonly bodyLimit: number;
+  readonly requestTimeoutMs: number;
+  readonly waitTimeoutMs: number;
+}
+
+/** Sends a backend result: `ok` replies without their `ok` flag, failures mapped to HTTP. */
+function send<T extends { ok: true }>(
+  reply: FastifyReply,
+  result: RuntimeResult<T>,
+  okStatus = 200,
+): FastifyReply {
+  if (!result.ok) {
+    const { status, body } = failureResponse(result);
+    return reply.code(status).send(body);
+  }
+  const { ok: _ok, ...rest } = result;
+  return reply.code(okStatus).send(rest);
+}
+
+/**
+ * The command routes of the gateway (DESIGN.md "Processes": HTTP to the runtime's
+ * `aw.rt.*` operations) and the projection read (R10.2). Inputs are parsed with the
+ * contracts' schemas; a failure is a 4xx naming the field.
+ */
+export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptions): void {
+  const timeout = { timeoutMs: o.requestTimeoutMs };
+  const post = { bodyLimit: o.bodyLimit };
+
+  app.post('/sessions', post, async (request, reply) => {
+    const body = parseInput('body', z.strictObject({}), request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    return send(reply, await o.backend.open(undefined, timeout), 201);
+  });
+
+  app.post('/sessions/:id/open', post, async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const body = parseInput('body', z.strictObject({}), request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    return send(reply, await o.backend.open(params.value.id, timeout));
+  });
+
+  app.post('/sessions/:id/prompt', post, async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const body = parseInput('body', PromptRequest, request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    const wait = body.value.wait === true;
+    const result = await o.backend.prompt(params.value.id, body.value, {
+      timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
+    });
+    return send(reply, result, wait ? 200 : 202);
+  });
+
+  app.post('/sessions/:id/interrupt', post, async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const body = parseInput('body', EmptyRequest, request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    const wait = body.value.wait === true;
+    const result = await o.backend.interrupt(params.value.id, body.value, {
+      timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
+    });
+    return send(reply, result);
+  });
+
+  app.post('/sessions/:id/rename', post, async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const body = parseInput('body', RenameRequest, request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    return send(reply, await o.backend.rename(params.value.id, body.value.title, timeout));
+  });
+
+  app.post('/sessions/:id/permissions/:requestId', post, async (request, reply) => {
+    const params = parseInput('params', PermissionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    const body = parseInput('body', PermissionAnswerBody, request.body);
+    if (!body.ok) return reply.code(400).send(body.body);
+    const answer = { ...body.value, requestId: params.value.requestId };
+    return send(reply, await o.backend.answerPermission(params.value.id, answer, timeout));
+  });
+
+  app.get('/sessions/:id/projection', async (request, reply) => {
+    const params = parseInput('params', SessionParams, request.params);
+    if (!params.ok) return reply.code(400).send(params.body);
+    return send(reply, await o.backend.projection(params.value.id, timeout));
+  });
+}

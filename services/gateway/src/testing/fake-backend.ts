@@ -1,0 +1,116 @@
+import type {
+  ProjectionSnapshotReply,
+  RuntimeFailure,
+  RuntimeResult,
+  SessionFollower,
+} from '@agentwire/bus';
+import type { SessionEvent } from '@agentwire/contracts';
+import type { GatewayBackend } from '../gateway-port.ts';
+
+/** One recorded call of {@link FakeBackend}. */
+export interface BackendCall {
+  readonly method: string;
+  readonly args: readonly unknown[];
+}
+
+/** A follower over a fixed list of events that then waits until stopped. */
+export class FakeFollower implements SessionFollower {
+  readonly #events: SessionEvent[];
+  #last: number;
+  stopped = false;
+  #wake: () => void = () => {};
+
+  constructor(events: readonly SessionEvent[], after: number) {
+    this.#events = events.filter((e) => e.sequenceNumber > after);
+    this.#last = after;
+  }
+
+  get lastSequence(): number {
+    return this.#last;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+    for (const event of this.#events) {
+      if (this.stopped) return;
+      this.#last = event.sequenceNumber;
+      yield event;
+    }
+    await new Promise<void>((resolve) => {
+      this.#wake = resolve;
+      if (this.stopped) resolve();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.#wake();
+  }
+}
+
+/**
+ * A {@link GatewayBackend} for `app.inject()` tests: records calls, answers with a queued
+ * failure when one is set, else with plausible replies; follows a fixed event list.
+ */
+export class FakeBackend implements GatewayBackend {
+  readonly calls: BackendCall[] = [];
+  readonly followers: FakeFollower[] = [];
+  events: SessionEvent[] = [];
+  knownSessions = new Set<string>(['s1']);
+  /** The next call fails with this. */
+  failNext: RuntimeFailure | undefined;
+  projectionOf: ProjectionSnapshotReply = { ok: true, projection: { title: 'x' }, asOfSeq: 7 };
+
+  #answer<T>(method: string, args: unknown[], value: T): Promise<RuntimeResult<T>> {
+    this.calls.push({ method, args });
+    const failure = this.failNext;
+    this.failNext = undefined;
+    return Promise.resolve(failure ?? value);
+  }
+
+  open(sessionId?: string) {
+    const sid = sessionId ?? 'new-session';
+    return this.#answer('open', [sessionId], {
+      ok: true as const,
+      sessionId: sid,
+      owner: 'rt1',
+      lastSequence: 0,
+    });
+  }
+
+  prompt(sessionId: string, request: { text: string; wait?: boolean | undefined }) {
+    return this.#answer('prompt', [sessionId, request], {
+      ok: true as const,
+      sessionId,
+      turnId: 'turn-9',
+      ...(request.wait === true ? { status: 'complete' as const, response: 'done' } : {}),
+    });
+  }
+
+  interrupt(sessionId: string, request: unknown) {
+    return this.#answer('interrupt', [sessionId, request], { ok: true as const, turnId: 'turn-9' });
+  }
+
+  rename(sessionId: string, title: string) {
+    return this.#answer('rename', [sessionId, title], { ok: true as const, title });
+  }
+
+  answerPermission(sessionId: string, answer: unknown) {
+    return this.#answer('answerPermission', [sessionId, answer], { ok: true as const });
+  }
+
+  projection(sessionId: string) {
+    return this.#answer('projection', [sessionId], this.projectionOf);
+  }
+
+  async knows(sessionId: string): Promise<boolean> {
+    this.calls.push({ method: 'knows', args: [sessionId] });
+    return this.knownSessions.has(sessionId);
+  }
+
+  follow(sessionId: string, afterSequence: number): SessionFollower {
+    this.calls.push({ method: 'follow', args: [sessionId, afterSequence] });
+    const follower = new FakeFollower(this.events, afterSequence);
+    this.followers.push(follower);
+    return follower;
+  }
+}
