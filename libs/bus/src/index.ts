@@ -15,7 +15,7 @@ export {
   streamConfigs,
 } from './provision.ts';
 export {
-  type PublishableCommand,
+  type PublishCommandOptions,
   type PublishCommandResult,
   publishCommand,
 } from './publish-command.ts';

@@ -1,17 +1,20 @@
-import { HEADERS, type Names } from '@agentwire/contracts';
+import { HEADERS, type Names, type PersistenceCommand } from '@agentwire/contracts';
 import { injectTraceContext } from '@agentwire/telemetry';
 import { JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Context, context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
 
-/** What {@link publishCommand} needs of a persistence command (R7). */
-export interface PublishableCommand {
-  /** Unique command id: the broker de-duplicates on it (`Nats-Msg-Id`). */
-  readonly commandId: string;
-  readonly sessionId: string;
-  /** The command kind, sent as `Aw-Type` so consumers can route without parsing. */
-  readonly type: string;
+/** Options of {@link publishCommand}. */
+export interface PublishCommandOptions {
+  /** Trace context carried as `traceparent` (default: the active one). */
+  readonly traceContext?: Context;
+  /**
+   * A republish of the same command past the broker's de-duplication window or its
+   * de-duplication itself (docs/decisions/0050): `Nats-Msg-Id` becomes
+   * `<commandId>:<attempt>`, which the persistence worker accepts as that command.
+   */
+  readonly attempt?: number | string;
 }
 
 /** The outcome of {@link publishCommand}. */
@@ -20,21 +23,27 @@ export type PublishCommandResult =
   | { readonly kind: 'duplicate'; readonly streamSequence: number };
 
 /**
- * Publishes a persistence command (R7) as JSON to `<prefix>.persist.<sessionId>` on the
- * commands work queue, with `Nats-Msg-Id` = `commandId` and the active trace context.
- * Validate the command with the contracts' parser before calling. Throws {@link BusError}
+ * Publishes a persistence command (R7; the contracts' `PersistenceCommand`, discriminated
+ * on `kind`) as JSON to `<prefix>.persist.<sessionId>` on the commands work queue, with
+ * `Nats-Msg-Id` = `commandId` (or `<commandId>:<attempt>`), `Aw-Type` = its `kind` (so
+ * consumers can route without parsing) and the trace context. Validate the command with
+ * the contracts' parser before calling. A repeat within the broker's duplicate window
+ * returns `duplicate` and adds nothing to the stream. Throws {@link BusError}
  * `publish_failed` on broker errors (retryable unless the broker answered with an error).
  */
 export async function publishCommand(
   js: JetStreamClient,
   n: Names,
-  command: PublishableCommand,
-  traceContext: Context = context.active(),
+  command: PersistenceCommand,
+  options: PublishCommandOptions = {},
 ): Promise<PublishCommandResult> {
   const h = natsHeaders();
-  h.set(HEADERS.msgId, command.commandId);
-  h.set(HEADERS.eventType, command.type);
-  injectTraceContext(h, traceContext);
+  h.set(
+    HEADERS.msgId,
+    options.attempt === undefined ? command.commandId : `${command.commandId}:${options.attempt}`,
+  );
+  h.set(HEADERS.eventType, command.kind);
+  injectTraceContext(h, options.traceContext ?? context.active());
   const subject = n.commandSubject(command.sessionId);
   try {
     const ack = await js.publish(subject, JSON.stringify(command), { headers: h });

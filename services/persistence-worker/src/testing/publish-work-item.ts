@@ -1,23 +1,22 @@
-import { eventHeaders } from '@agentwire/bus';
+import { eventHeaders, publishCommand } from '@agentwire/bus';
 import { HEADERS, type Names } from '@agentwire/contracts';
-import type { JetStreamClient, PubAck } from '@nats-io/jetstream';
-import { headers as natsHeaders } from '@nats-io/transport-node';
-import { sessionOf, type WorkItem } from './workload.ts';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { WorkItem } from './workload.ts';
 
 const encoder = new TextEncoder();
 
 /**
  * Publishes one workload item the way the runtime does: an event on its session's `ev`
- * subject with the bus's event headers, a command on `<prefix>.persist.<sid>` with
- * `Aw-Type` = its kind. `msgIdSuffix` makes a deliberate repeat get past the broker's
- * de-duplication, so the worker sees it twice.
+ * subject with the bus's event headers, a command through the bus's `publishCommand`.
+ * `msgIdSuffix` makes a deliberate repeat get past the broker's de-duplication, so the
+ * worker sees it twice (for a command it must look like `:<attempt>`).
  */
 export function publishWorkItem(
   js: JetStreamClient,
   n: Names,
   item: WorkItem,
   msgIdSuffix = '',
-): Promise<PubAck> {
+): Promise<unknown> {
   if (item.kind === 'event') {
     const h = eventHeaders(item.event, 0);
     h.set(HEADERS.msgId, `${item.event.id}${msgIdSuffix}`);
@@ -27,14 +26,10 @@ export function publishWorkItem(
       { headers: h },
     );
   }
-  const h = natsHeaders();
-  h.set(HEADERS.msgId, `${item.command.commandId}${msgIdSuffix}`);
-  h.set(HEADERS.eventType, item.command.kind);
-  return js.publish(
-    n.commandSubject(sessionOf(item)),
-    encoder.encode(JSON.stringify(item.command)),
-    { headers: h },
-  );
+  if (msgIdSuffix === '') return publishCommand(js, n, item.command);
+  if (!msgIdSuffix.startsWith(':'))
+    throw new Error(`msgIdSuffix ${msgIdSuffix} must start with ':'`);
+  return publishCommand(js, n, item.command, { attempt: msgIdSuffix.slice(1) });
 }
 
 /**
