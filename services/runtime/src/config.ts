@@ -38,6 +38,18 @@ export const RuntimeConfig = z
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
     AW_DRAIN_TIMEOUT_MS: positiveInt(20_000),
+    /**
+     * Title generation through the sidecar (R9.4-R9.5, flow 4): `on` gives sessions the
+     * empty config object that turns it on; absent or `off` means off (R9.5).
+     */
+    AW_TITLE_GENERATION: z.enum(['on', 'off']).default('off'),
+    /** `providerId/modelId` of `titleGeneration.modelSelection`; the session's model when absent. */
+    AW_TITLE_MODEL: z
+      .string()
+      .regex(/^[^/]+\/.+$/, 'must be providerId/modelId')
+      .optional(),
+    /** How long a title request may wait for the sidecar (above its 60 s model timeout). */
+    AW_TITLE_REQUEST_TIMEOUT_MS: positiveInt(65_000),
     /** Residency (R11.1, R16.6): sessions kept, the LRU trigger, and the idle timeout. */
     AW_RESIDENT_TARGET: z.coerce.number().int().min(0).default(8),
     AW_RESIDENT_HIGH_WATER: z.coerce.number().int().min(0).default(16),

@@ -12,6 +12,7 @@ import { Kvm } from '@nats-io/kv';
 import type { RuntimeConfig } from './config.ts';
 import type { UsageRecorder } from './core/ports.ts';
 import { RuntimeHost } from './nats/runtime-host.ts';
+import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
@@ -38,6 +39,22 @@ export function modelFromConfig(config: RuntimeConfig): ModelProvider {
       ? {}
       : { chunkDelayMs: config.AW_SCRIPTED_CHUNK_DELAY_MS }),
   });
+}
+
+/** Title generation settings of the host (flow 4). */
+function titleOptions(config: RuntimeConfig, bus: BusConnection) {
+  const [providerId = '', ...rest] = (config.AW_TITLE_MODEL ?? '').split('/');
+  return {
+    config: {},
+    generator: new NatsTitleGenerator({
+      nc: bus.nc,
+      names: namesOf(config.AW_PREFIX),
+      timeoutMs: config.AW_TITLE_REQUEST_TIMEOUT_MS,
+    }),
+    ...(config.AW_TITLE_MODEL === undefined
+      ? {}
+      : { model: { providerId, modelId: rest.join('/') } }),
+  };
 }
 
 /**
@@ -80,6 +97,7 @@ export async function startRuntime(
     permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
     confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
     maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
+    ...(config.AW_TITLE_GENERATION === 'on' ? { title: titleOptions(config, bus) } : {}),
     residency: {
       target: config.AW_RESIDENT_TARGET,
       highWater: config.AW_RESIDENT_HIGH_WATER,

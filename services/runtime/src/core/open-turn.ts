@@ -22,6 +22,10 @@ export interface TurnScan {
   readonly open: OpenTurn | undefined;
   readonly lastSealedTurnId: string | undefined;
   readonly turnCount: number;
+  /** Inputs admitted in the stream (`turn_steer_queued`) that never started nor left (R14.2). */
+  readonly waitingInputIds: readonly string[];
+  /** Inputs the stream shows started, promoted, drained or discarded. */
+  readonly settledInputIds: ReadonlySet<string>;
 }
 
 /**
@@ -40,11 +44,31 @@ export class TurnScanner {
     | undefined;
   #lastSealed: string | undefined;
   #turns = 0;
+  readonly #waiting = new Set<string>();
+  readonly #settled = new Set<string>();
+
+  #settle(inputId: string | undefined): void {
+    if (inputId === undefined) return;
+    this.#waiting.delete(inputId);
+    this.#settled.add(inputId);
+  }
 
   /** Feeds one event. */
   add(event: SessionEvent): void {
     switch (event.type) {
+      case 'turn_steer_queued':
+        if (!this.#settled.has(event.payload.pendingInputId))
+          this.#waiting.add(event.payload.pendingInputId);
+        return;
+      case 'session_input_promoted':
+      case 'turn_steer_discarded':
+        this.#settle(event.payload.pendingInputId);
+        return;
+      case 'turn_steer_drained':
+        for (const id of event.payload.pendingInputIds) this.#settle(id);
+        return;
       case 'turn_started':
+        this.#settle(event.payload.inputId);
         this.#turns += 1;
         this.#open = {
           turnId: event.turnId ?? '',
@@ -97,6 +121,8 @@ export class TurnScanner {
             },
       lastSealedTurnId: this.#lastSealed,
       turnCount: this.#turns,
+      waitingInputIds: [...this.#waiting],
+      settledInputIds: new Set(this.#settled),
     };
   }
 }

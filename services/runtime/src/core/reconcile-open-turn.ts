@@ -59,3 +59,21 @@ export async function reconcileOpenTurn(
     ...(open.inputId === undefined ? {} : { inputId: open.inputId }),
   });
 }
+
+/**
+ * R14.2 and DESIGN.md flow 6: on resume every input left `admitted` becomes
+ * `discarded(session_resumed)` and is never re-run by itself. Emits one
+ * `turn_steer_discarded` per input; the persistence worker closes the ledger row from it.
+ */
+export async function discardLeftoverInputs(
+  emitter: SessionEmitter,
+  traceId: string,
+  inputIds: readonly string[],
+): Promise<void> {
+  for (const pendingInputId of inputIds) {
+    await emitter.emit('turn_steer_discarded', null, traceId, {
+      pendingInputId,
+      reason: 'session_resumed',
+    });
+  }
+}

@@ -99,6 +99,8 @@ describe('TurnScanner (flow 6)', () => {
       },
       lastSealedTurnId: 't1',
       turnCount: 2,
+      waitingInputIds: [],
+      settledInputIds: new Set(['in-2']),
     });
   });
 
@@ -108,7 +110,49 @@ describe('TurnScanner (flow 6)', () => {
     scanner.add(
       ev('turn_error', 't1', { error: { type: 'x', message: 'y' }, turnPhase: 'model_stream' }),
     );
-    expect(scanner.result()).toEqual({ open: undefined, lastSealedTurnId: 't1', turnCount: 1 });
+    expect(scanner.result()).toMatchObject({
+      open: undefined,
+      lastSealedTurnId: 't1',
+      turnCount: 1,
+    });
+  });
+
+  it('reports admitted inputs that never started, promoted or left (R14.2)', () => {
+    const scanner = new TurnScanner();
+    const queued = (id: string) =>
+      ev('turn_steer_queued', null, {
+        pendingInputId: id,
+        input: id,
+        inputPreview: id,
+        inputSize: id.length,
+        delivery: 'queue',
+        targetTurnId: 't1',
+        queueLength: 1,
+      });
+    for (const e of [
+      queued('a'),
+      ev('turn_started', 't1', { turnNumber: 0, input: 'a', inputId: 'a' }),
+      queued('b'),
+      queued('c'),
+      queued('d'),
+      queued('e'),
+      ev('turn_steer_discarded', null, { pendingInputId: 'c', reason: 'user_removed' }),
+      ev('session_input_promoted', null, {
+        pendingInputId: 'd',
+        sourceCommandId: 'x',
+        messageId: 'm',
+      }),
+      ev('turn_steer_drained', 't1', {
+        pendingInputIds: ['e'],
+        injectedMessageIds: ['m2'],
+        inputs: [],
+      }),
+    ]) {
+      scanner.add(e);
+    }
+    const result = scanner.result();
+    expect(result.waitingInputIds).toEqual(['b']);
+    expect([...result.settledInputIds].sort()).toEqual(['a', 'c', 'd', 'e']);
   });
 });
 

@@ -10,6 +10,10 @@ export type RuntimeErrorCode =
   | 'unknown_permission_request'
   | 'prompt_too_large'
   | 'empty_input'
+  | 'expected_turn_mismatch'
+  | 'turn_not_steerable'
+  | 'input_not_pending'
+  | 'duplicate_input'
   | 'session_closed'
   | 'session_broken'
   | 'internal';

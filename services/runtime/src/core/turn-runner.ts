@@ -22,6 +22,11 @@ export interface TurnDeps {
   readonly permissionTimeoutMs: number;
   /** Model steps per turn before it ends as `error_max_turns`. */
   readonly maxSteps: number;
+  /**
+   * Called at each model step boundary (R14.3 `guide`): inlines the guided inputs waiting
+   * for this turn into `history` and returns the last injected user message id, if any.
+   */
+  readonly atStepBoundary?: (turnId: string, traceId: string) => Promise<string | undefined>;
 }
 
 /** One turn's input. */
@@ -92,7 +97,14 @@ export async function runTurn(
     });
     return { turnId, status: resultType === 'cancelled' ? 'cancelled' : 'complete', response };
   };
+  const boundary = async (): Promise<boolean> => {
+    if (deps.atStepBoundary === undefined || spec.signal.aborted) return false;
+    const injected = await deps.atStepBoundary(turnId, traceId);
+    if (injected !== undefined) parentMessageId = injected;
+    return injected !== undefined;
+  };
   for (let step = 0; step < deps.maxSteps; step += 1) {
+    if (step > 0) await boundary();
     const result = await runModelStep(
       {
         emitter,
@@ -123,7 +135,11 @@ export async function runTurn(
     addUsage(usage, result.usage);
     if (result.text !== '') response = result.text;
     parentMessageId = result.assistantMessageId;
-    if (result.calls.length === 0) return finish('success');
+    if (result.calls.length === 0) {
+      // Guidance that arrived during the last step still belongs to this turn: one more step.
+      if (step + 1 < deps.maxSteps && (await boundary())) continue;
+      return finish('success');
+    }
     toolCallCount += result.calls.length;
     const batch = await runToolBatch(
       { ...deps, turnId, traceId, signal: spec.signal },

@@ -150,7 +150,7 @@ export class CommandWriter implements TranscriptWriter {
   }
 
   async #send(command: PersistenceCommand): Promise<void> {
-    await publishCommand(this.#o.js, this.#o.names, { ...command, type: command.kind });
+    await publishCommand(this.#o.js, this.#o.names, command);
   }
 
   #awaitConfirmation(commandId: string): Promise<PersistenceConfirmation | undefined> {

@@ -1,5 +1,7 @@
 import { purgeTurn } from '@agentwire/bus';
-import type { Names } from '@agentwire/contracts';
+import type { ModelSelection, Names } from '@agentwire/contracts';
+import { type InputOp, isInputOp } from '@agentwire/contracts';
+import type { TitleGenerationConfig } from '@agentwire/domain';
 import {
   isEvictable,
   planResidency,
@@ -20,10 +22,11 @@ import type {
   SessionSink,
   UsageRecorder,
 } from '../core/ports.ts';
-import { reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
+import { discardLeftoverInputs, reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
 import { RuntimeError } from '../core/runtime-error.ts';
 import { RuntimeSession } from '../core/runtime-session.ts';
 import { SessionEmitter } from '../core/session-emitter.ts';
+import type { TitleGenerator } from '../core/title-job.ts';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { CommandWriter } from './command-writer.ts';
 import { JetStreamPublisher } from './jetstream-publisher.ts';
@@ -56,6 +59,12 @@ export interface RuntimeHostOptions {
   readonly maxPromptBytes: number;
   /** Residency limits (R11.1, R16.6). */
   readonly residency: ResidencyOptions;
+  /** Title generation (R9.4-R9.10, flow 4); absent means off (R9.5). */
+  readonly title?: {
+    readonly config: TitleGenerationConfig;
+    readonly generator: TitleGenerator;
+    readonly model?: ModelSelection;
+  };
   /** Extra subscribers attached to every resident session (R1.2). */
   readonly sinks?: readonly SessionSink[];
 }
@@ -214,7 +223,6 @@ export class RuntimeHost {
       sessionId,
       lastUsedAt: r.lastUsedAt,
       ...r.session.residencyFacts(),
-      queuedCommands: 0,
       subscribers: 0,
       operationInProgress: r.operations > 0,
       deactivating: false,
@@ -287,6 +295,13 @@ export class RuntimeHost {
         );
         await reconcileOpenTurn(emitter, writer, this.#o.clock, facts.scan.open);
       }
+      if (facts.leftoverInputIds.length > 0) {
+        this.#o.logger.warn(
+          { sessionId, inputIds: facts.leftoverInputIds, tookOverFrom },
+          'discarding inputs that never started (session_resumed)',
+        );
+        await discardLeftoverInputs(emitter, this.#o.ids.newTraceId(), facts.leftoverInputIds);
+      }
       const lastSealed = facts.scan.open?.turnId ?? facts.scan.lastSealedTurnId;
       const session = new RuntimeSession({
         ...this.#o,
@@ -295,6 +310,14 @@ export class RuntimeHost {
         tools: this.#toolMap,
         cwd: this.#o.workspaceRoot,
         root: this.#o.workspaceRoot,
+        maxInputBytes: this.#o.maxPromptBytes,
+        ...(this.#o.title === undefined
+          ? {}
+          : {
+              titleGeneration: this.#o.title.config,
+              titleGenerator: this.#o.title.generator,
+              ...(this.#o.title.model === undefined ? {} : { titleModel: this.#o.title.model }),
+            }),
         start: {
           persisted: facts.persisted,
           title: facts.title,
@@ -351,7 +374,7 @@ export class RuntimeHost {
   async #onFallback(m: Msg): Promise<void> {
     const [, , sessionId = '', op = ''] = m.subject.split('.');
     if (this.#resident.has(sessionId) || sessionId === 'instance' || m.reply === undefined) return;
-    if (!isRuntimeOp(op)) {
+    if (!isRuntimeOp(op) && !isInputOp(op)) {
       m.respond(
         JSON.stringify(
           errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
@@ -378,7 +401,7 @@ export class RuntimeHost {
     const r = this.#resident.get(sessionId);
     if (r === undefined) return;
     const op = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-    if (!isRuntimeOp(op)) {
+    if (!isRuntimeOp(op) && !isInputOp(op)) {
       m.respond(
         JSON.stringify(
           errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
@@ -389,7 +412,7 @@ export class RuntimeHost {
     await this.#dispatch(sessionId, r, op, m);
   }
 
-  async #dispatch(sessionId: string, r: Resident, op: RuntimeOp, m: Msg): Promise<void> {
+  async #dispatch(sessionId: string, r: Resident, op: RuntimeOp | InputOp, m: Msg): Promise<void> {
     r.operations += 1;
     r.lastUsedAt = this.#o.clock.now();
     try {

@@ -6,7 +6,7 @@ import {
   sequenceOf,
 } from '@agentwire/bus';
 import { decodeSessionEvent, type Names } from '@agentwire/contracts';
-import { type createDatabase, getLastSequence, getSession } from '@agentwire/store';
+import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { TranscriptRow } from '../core/history-from-transcript.ts';
 import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
@@ -29,6 +29,12 @@ export interface SessionFacts {
   readonly lastDurableSequence: number;
   readonly fence: SessionFence;
   readonly scan: TurnScan;
+  /**
+   * Inputs still `admitted` that will never start by themselves (R14.2): the ledger's
+   * admitted rows plus admissions the worker has not written yet, minus those the stream
+   * shows started or closed. Crash reconciliation discards them (`session_resumed`).
+   */
+  readonly leftoverInputIds: readonly string[];
 }
 
 /** Dependencies of {@link loadSessionFacts}. */
@@ -49,16 +55,19 @@ export async function loadSessionFacts(
   deps: SessionLoaderDeps,
   sessionId: string,
 ): Promise<SessionFacts> {
-  const [row, pgLast, tip, evLast, fence, transcript] = await Promise.all([
+  const [row, pgLast, tip, evLast, fence, transcript, admitted] = await Promise.all([
     getSession(deps.db, sessionId),
     getLastSequence(deps.db, sessionId),
     lastSessionSequence(deps.jsm, deps.names, sessionId),
     lastMessageOn(deps.jsm, deps.names.eventsStream, deps.names.eventSubject(sessionId)),
     loadSessionFence(deps.jsm, deps.names, sessionId),
     loadTranscriptRows(deps.db, sessionId),
+    listInputs(deps.db, sessionId, { status: ['admitted'] }),
   ]);
   const scan = evLast === null ? new TurnScanner().result() : await scanTurns(deps, sessionId);
   const persisted = row !== undefined && row.created_at !== null;
+  const leftover = new Set([...admitted.map((r) => r.id), ...scan.waitingInputIds]);
+  for (const id of scan.settledInputIds) leftover.delete(id);
   return {
     exists: row !== undefined || tip !== null,
     persisted,
@@ -68,6 +77,7 @@ export async function loadSessionFacts(
     lastDurableSequence: evLast === null ? 0 : sequenceOf(evLast),
     fence,
     scan,
+    leftoverInputIds: [...leftover],
   };
 }
 

@@ -1,12 +1,18 @@
+import {
+  type InputOp,
+  RemoveInputRequest,
+  ReorderInputsRequest,
+  type SteerRejectReason,
+  SubmitRequest,
+} from '@agentwire/contracts';
 import { AppendError } from '../core/append-error.ts';
-import { RuntimeError } from '../core/runtime-error.ts';
-import type { RuntimeSession } from '../core/runtime-session.ts';
+import { RuntimeError, type RuntimeErrorCode } from '../core/runtime-error.ts';
+import type { Admission, RuntimeSession } from '../core/runtime-session.ts';
 import { parseRequest } from './request-body.ts';
 import {
   AnswerPermissionRequest,
   EmptyRequest,
   type ErrorReply,
-  PromptRequest,
   RenameRequest,
   type RuntimeOp,
 } from './runtime-protocol.ts';
@@ -26,7 +32,7 @@ export type OkReply = { readonly ok: true } & Readonly<Record<string, unknown>>;
  */
 export async function runSessionOp(
   session: RuntimeSession,
-  op: RuntimeOp,
+  op: RuntimeOp | InputOp,
   data: Uint8Array,
   limits: OpLimits,
 ): Promise<OkReply> {
@@ -38,29 +44,22 @@ export async function runSessionOp(
         sessionId: session.sessionId,
       });
     case 'prompt': {
-      const req = parseRequest(PromptRequest, data);
-      const bytes = Buffer.byteLength(req.text, 'utf8');
-      if (bytes > limits.maxPromptBytes) {
-        throw new RuntimeError(
-          'prompt_too_large',
-          `prompt of ${bytes} bytes exceeds ${limits.maxPromptBytes}`,
-          {
-            bytes,
-            limit: limits.maxPromptBytes,
-          },
-        );
-      }
-      if (req.text.trim() === '') throw new RuntimeError('empty_input', 'the prompt is empty');
-      const ticket = session.prompt(
-        req.text,
-        req.inputId === undefined ? {} : { inputId: req.inputId },
-      );
-      if (req.wait !== true) {
-        ticket.done.catch(() => undefined);
-        return { ok: true, sessionId: session.sessionId, turnId: ticket.turnId };
-      }
-      const outcome = await ticket.done;
-      return { ok: true, sessionId: session.sessionId, ...outcome };
+      const req = parseRequest(SubmitRequest, data);
+      const admission = await session.submit(req.text, {
+        inputId: req.inputId,
+        delivery: req.delivery,
+        expectedTurnId: req.expectedTurnId,
+      });
+      return admissionReply(session.sessionId, admission, req.wait === true, limits);
+    }
+    case 'remove_input': {
+      const req = parseRequest(RemoveInputRequest, data);
+      await session.removeInput(req.inputId);
+      return { ok: true, inputId: req.inputId };
+    }
+    case 'reorder_inputs': {
+      const req = parseRequest(ReorderInputsRequest, data);
+      return { ok: true, order: await session.reorderInputs(req.orderedInputIds) };
     }
     case 'interrupt': {
       const req = parseRequest(EmptyRequest, data);
@@ -89,6 +88,56 @@ export async function runSessionOp(
       const never: never = op;
       return never;
     }
+  }
+}
+
+/** The reply codes of R14.4's rejections (the older `prompt_too_large` kept for callers). */
+const REJECTION_CODES: { readonly [K in SteerRejectReason]: RuntimeErrorCode } = {
+  empty_input: 'empty_input',
+  input_too_large: 'prompt_too_large',
+  expected_turn_mismatch: 'expected_turn_mismatch',
+  turn_not_steerable: 'turn_not_steerable',
+  no_active_turn: 'no_active_turn',
+};
+
+/** The reply to a submission: at once, or with `wait` when the input ran or left. */
+async function admissionReply(
+  sessionId: string,
+  admission: Admission,
+  wait: boolean,
+  limits: OpLimits,
+): Promise<OkReply> {
+  if (!admission.ok) {
+    throw new RuntimeError(
+      REJECTION_CODES[admission.reason],
+      `input rejected: ${admission.reason}`,
+      {
+        reason: admission.reason,
+        inputId: admission.inputId,
+        ...(admission.reason === 'input_too_large' ? { limit: limits.maxPromptBytes } : {}),
+      },
+    );
+  }
+  if (admission.delivery === 'startNow') {
+    const { turnId, done } = admission;
+    if (!wait) {
+      done.catch(() => undefined);
+      return { ok: true, sessionId, inputId: admission.inputId, delivery: 'startNow', turnId };
+    }
+    return { ok: true, sessionId, inputId: admission.inputId, ...(await done) };
+  }
+  const { settled, ...rest } = admission;
+  if (!wait) return { ...rest, sessionId };
+  const settlement = await settled;
+  switch (settlement.kind) {
+    case 'started':
+      return { ...rest, sessionId, ...(await settlement.done) };
+    case 'drained':
+      return { ...rest, sessionId, turnId: settlement.turnId, messageId: settlement.messageId };
+    case 'discarded':
+      return { ...rest, sessionId, discarded: settlement.reason };
+    default:
+      return { ...rest, sessionId, discarded: 'session_left' };
   }
 }
 

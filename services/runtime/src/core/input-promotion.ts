@@ -1,0 +1,72 @@
+import type { IdSource, RuntimeClock } from './ports.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
+
+/** Dependencies of {@link promoteUserInput}. */
+export interface PromotionDeps {
+  readonly emitter: SessionEmitter;
+  readonly writer: TranscriptWriter;
+  readonly ids: IdSource;
+  readonly clock: RuntimeClock;
+}
+
+/** One input becoming a user message of `turnId`. */
+export interface PromotionSpec {
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly messageId: string;
+  readonly input: string;
+  readonly inputId: string;
+}
+
+/**
+ * R7.3 and R14.2: writes the user message with its text part and the ledger promotion of
+ * `inputId` in one persistence command (one transaction in the worker), and emits
+ * `session_input_promoted` only once the worker confirmed the commit. Used at turn start
+ * and for guided inputs drained into a running turn.
+ */
+export async function promoteUserInput(
+  deps: PromotionDeps,
+  spec: PromotionSpec,
+): Promise<UserMessageWrite> {
+  const sessionId = deps.emitter.sessionId;
+  const write = await deps.writer.saveUserMessage(
+    {
+      id: spec.messageId,
+      sessionId,
+      role: 'user',
+      time: { created: deps.clock.now() },
+      agent: 'build',
+      semantics: {
+        origin: 'real_user',
+        kind: 'user_prompt',
+        uiVisibility: 'visible',
+        providerVisibility: 'visible',
+        transcriptVisibility: 'visible',
+      },
+      anchor: { turnId: spec.turnId, origin: 'realUser', sourceCommandId: spec.inputId },
+    },
+    [
+      {
+        id: deps.ids.newId('prt'),
+        sessionId,
+        messageId: spec.messageId,
+        type: 'text',
+        text: spec.input,
+      },
+    ],
+    {
+      sequence: deps.emitter.appender.latestSequence,
+      traceId: spec.traceId,
+      promoteInputId: spec.inputId,
+    },
+  );
+  if (write.committed) {
+    await deps.emitter.emit('session_input_promoted', null, spec.traceId, {
+      pendingInputId: spec.inputId,
+      sourceCommandId: write.commandId,
+      messageId: spec.messageId,
+    });
+  }
+  return write;
+}

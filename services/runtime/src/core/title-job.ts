@@ -1,0 +1,137 @@
+import {
+  type ErrorPayload,
+  type ModelSelection,
+  type TitleReply,
+  type TitleRequest,
+  titleModelMessages,
+} from '@agentwire/contracts';
+import type { IdSource, RuntimeLogger } from './ports.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+
+/** What asking for a title gave: the sidecar's reply, or no answer at all. */
+export type TitleGeneratorResult =
+  | { readonly kind: 'reply'; readonly reply: TitleReply }
+  | {
+      readonly kind: 'unavailable';
+      readonly reason: 'no_responders' | 'timeout' | 'transport' | 'invalid_reply';
+      readonly message: string;
+    };
+
+/** The title sidecar as the runtime sees it (DESIGN.md flow 4): one request, one reply. */
+export interface TitleGenerator {
+  generate(request: TitleRequest): Promise<TitleGeneratorResult>;
+}
+
+/** Dependencies of {@link runTitleJob}. */
+export interface TitleJobDeps {
+  readonly emitter: SessionEmitter;
+  readonly generator: TitleGenerator;
+  readonly ids: IdSource;
+  readonly logger: RuntimeLogger;
+  /** False once the session closed or left residency: late results are then dropped. */
+  readonly stillOpen?: () => boolean;
+}
+
+/** One title generation (R9.4-R9.7). */
+export interface TitleJobSpec {
+  readonly input: string;
+  /** `titleGeneration.modelSelection`, else the session's model (R9.6). */
+  readonly model: ModelSelection;
+  /** The title stored now (for `previousTitle`). */
+  readonly currentTitle: string | null;
+  /** The first user message's id (`session_title_updated.messageId`). */
+  readonly messageId: string;
+}
+
+function unavailableError(reason: string, message: string): ErrorPayload {
+  return {
+    type: 'title_unavailable',
+    message,
+    code: reason,
+    retryable: reason !== 'invalid_reply',
+    attribution: { source: 'runtime', reason },
+  };
+}
+
+/**
+ * Generates the session's title through the sidecar (R9.4-R9.9, DESIGN.md flow 4). Its own
+ * trace (R9.7); session-level events (no turn): `model_request` with the exact messages the
+ * sidecar sends and `querySource: "session_title"`, then `model_complete` (usage) on a
+ * reply or `model_error` when the sidecar failed or did not answer, and
+ * `session_title_updated` (`generated`) only when the conditional write-back applied and
+ * changed something (R9.9, R16.5). Never throws a failure of the sidecar: the turn goes on.
+ * Resolves with the new title when one was applied.
+ */
+export async function runTitleJob(
+  deps: TitleJobDeps,
+  spec: TitleJobSpec,
+): Promise<string | undefined> {
+  const { emitter } = deps;
+  const traceId = deps.ids.newTraceId();
+  const requestId = deps.ids.newId('title');
+  await emitter.emit('model_request', null, traceId, {
+    messages: titleModelMessages(spec.input),
+    providerId: spec.model.providerId,
+    modelId: spec.model.modelId,
+    querySource: 'session_title',
+    toolCount: 0,
+  });
+  const result = await deps.generator.generate({
+    sessionId: emitter.sessionId,
+    input: spec.input,
+    modelSelection: spec.model,
+    expectedFirstInput: spec.input,
+    traceparent: `00-${traceId}-${deps.ids.newTraceId().slice(0, 16)}-01`,
+    requestId,
+  });
+  const sessionId = emitter.sessionId;
+  if (deps.stillOpen?.() === false) {
+    deps.logger.info({ sessionId, requestId }, 'title reply after the session closed; dropped');
+    return undefined;
+  }
+  let error: ErrorPayload | undefined;
+  if (result.kind === 'unavailable') error = unavailableError(result.reason, result.message);
+  else if (!result.reply.ok) {
+    const e = result.reply.error;
+    error = {
+      type: 'title_error',
+      message: e.message,
+      code: e.code,
+      retryable: e.retryable,
+      attribution: { source: 'runtime', reason: e.code },
+    };
+  }
+  if (error !== undefined) {
+    deps.logger.warn({ sessionId, requestId, error }, 'title generation failed; the turn goes on');
+    await emitter.emit('model_error', null, traceId, {
+      error,
+      retryable: error.retryable ?? false,
+      querySource: 'session_title',
+      providerId: spec.model.providerId,
+      modelId: spec.model.modelId,
+    });
+    return undefined;
+  }
+  if (result.kind !== 'reply' || !result.reply.ok) return undefined;
+  const reply = result.reply;
+  await emitter.emit('model_complete', null, traceId, {
+    content: reply.completion.content,
+    stopReason: reply.completion.stopReason,
+    usage: reply.completion.usage,
+    querySource: 'session_title',
+    toolCallCount: reply.completion.toolCallCount,
+    providerId: reply.model.providerId,
+    modelId: reply.model.modelId,
+  });
+  if (!reply.applied || !reply.changed || reply.title === null) {
+    deps.logger.info({ sessionId, requestId, reason: reply.reason }, 'generated title not applied');
+    return undefined;
+  }
+  await emitter.emit('session_title_updated', null, traceId, {
+    title: reply.title,
+    previousTitle: reply.previousTitle ?? spec.currentTitle,
+    source: 'generated',
+    messageId: spec.messageId,
+  });
+  return reply.title;
+}
