@@ -160,9 +160,11 @@ export class RuntimeClient {
       ProjectionGetReply,
       options,
     );
-    if (isRuntimeFailure(reply) || reply.ok) return reply;
+    if (reply.ok) return reply;
+    // The projection's refusal carries a bare code; a runtime-style error reply an object.
+    if (typeof reply.error !== 'string') return reply as RuntimeFailure;
     const code = reply.error === 'unavailable' ? 'projection_unavailable' : reply.error;
-    return failure(code, reply.message);
+    return failure(code, 'message' in reply ? reply.message : code);
   }
 
   /**

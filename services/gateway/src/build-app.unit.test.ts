@@ -1,5 +1,5 @@
 import { sampleSessionEvent } from '@agentwire/contracts';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from './build-app.ts';
 import { SseHub } from './sse-hub.ts';
@@ -105,7 +105,7 @@ describe('gateway command routes', () => {
 });
 
 describe('gateway bad input', () => {
-  const cases: [string, Parameters<FastifyInstance['inject']>[0], number, string, RegExp][] = [
+  const cases: [string, InjectOptions, number, string, RegExp][] = [
     [
       'session id with a dot',
       { method: 'POST', url: '/sessions/a.b/prompt', ...json({ text: 'x' }) },

@@ -1,0 +1,91 @@
+/** One Server-Sent Events frame as received. */
+export interface SseFrame {
+  readonly id?: string;
+  readonly event?: string;
+  readonly data?: string;
+  /** Comment lines (`: heartbeat`), without the colon. */
+  readonly comments: readonly string[];
+}
+
+/** A running SSE request (tests and the e2e suite). */
+export interface SseConnection {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Frames so far, in order. */
+  readonly frames: SseFrame[];
+  /** Data frames parsed as JSON, in order. */
+  readonly events: {
+    readonly sequenceNumber: number;
+    readonly type: string;
+    [k: string]: unknown;
+  }[];
+  /** Resolves when the server ends the stream (or the client aborts). */
+  readonly ended: Promise<void>;
+  /** The client disconnects. */
+  abort(): void;
+}
+
+/**
+ * Opens `url` as an event stream with `fetch` and parses frames as they arrive (a small
+ * stand-in for a browser's `EventSource`, which Node lacks). A non-200 answer resolves with
+ * its status and no frames.
+ */
+export async function openSse(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<SseConnection> {
+  const controller = new AbortController();
+  const res = await fetch(url, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: controller.signal,
+  });
+  const frames: SseFrame[] = [];
+  const events: SseConnection['events'] = [];
+  const ended = (async () => {
+    if (res.body === null) return;
+    const decoder = new TextDecoder();
+    let buffer = '';
+    try {
+      for await (const chunk of res.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut = buffer.indexOf('\n\n');
+        while (cut >= 0) {
+          const frame = parseFrame(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          frames.push(frame);
+          if (frame.data !== undefined && frame.event === undefined)
+            events.push(JSON.parse(frame.data));
+          cut = buffer.indexOf('\n\n');
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+  })();
+  return {
+    status: res.status,
+    headers: res.headers,
+    frames,
+    events,
+    ended,
+    abort: () => controller.abort(),
+  };
+}
+
+function parseFrame(text: string): SseFrame {
+  const fields: { id?: string; event?: string; data?: string } = {};
+  const comments: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.startsWith(':')) {
+      comments.push(line.slice(1).trim());
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (name === 'id' || name === 'event') fields[name] = value;
+    if (name === 'data')
+      fields.data = fields.data === undefined ? value : `${fields.data}\n${value}`;
+  }
+  return { ...fields, comments };
+}

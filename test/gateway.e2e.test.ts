@@ -1,0 +1,280 @@
+import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
+import { names } from '@agentwire/contracts';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../services/gateway/src/build-app.ts';
+import { openSse, type SseConnection } from '../services/gateway/src/testing/sse-client.ts';
+import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
+import { waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+
+let env: TestEnvironment;
+let stack: Stack;
+let base: string;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  stack = await startStack(env, { gateway: true, gatewayEnv: { AW_GATEWAY_HEARTBEAT_MS: '300' } });
+  base = stack.gatewayUrl ?? '';
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await env?.dispose();
+});
+
+async function post(path: string, body?: unknown): Promise<Reply> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    ...(body === undefined
+      ? {}
+      : {
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+          headers: { 'content-type': 'application/json' },
+        }),
+  });
+  return { status: res.status, json: (await res.json()) as Reply['json'] };
+}
+
+/** A JSON reply of the gateway. */
+interface Reply {
+  readonly status: number;
+  readonly json: {
+    readonly [key: string]: unknown;
+    readonly error?: { readonly code: string; readonly message: string };
+    readonly asOfSeq?: number;
+  };
+}
+
+const seqs = (c: SseConnection) => c.events.map((e) => e.sequenceNumber);
+
+describe('gateway against real runtime, worker and projection processes', () => {
+  it('prompts over HTTP, follows over SSE from 0 and resumes with Last-Event-ID exactly once', async () => {
+    const opened = await post('/sessions');
+    expect(opened.status).toBe(201);
+    const sid = String(opened.json.sessionId);
+
+    const first = await openSse(`${base}/sessions/${sid}/events?after=0`);
+    expect(first.status).toBe(200);
+    const prompt = await post(`/sessions/${sid}/prompt`, { text: '[scenario:two_tools] tidy up' });
+    expect(prompt.status).toBe(202);
+    expect(prompt.json).toMatchObject({ sessionId: sid, turnId: expect.any(String) });
+
+    await waitUntil(
+      () => first.events.some((e) => e.type === 'permission_requested'),
+      15_000,
+      'permission',
+    );
+    const asked = first.events.find((e) => e.type === 'permission_requested') as unknown as {
+      payload: { requestId: string };
+    };
+    // Disconnect mid-turn, answer the permission while nobody follows, then reconnect.
+    first.abort();
+    await first.ended;
+    const answered = await post(`/sessions/${sid}/permissions/${asked.payload.requestId}`, {
+      decision: 'allow',
+    });
+    expect(answered.status).toBe(200);
+    const lastId = first.frames.filter((f) => f.id !== undefined).at(-1)?.id ?? '0';
+    const second = await openSse(`${base}/sessions/${sid}/events?after=0`, {
+      'last-event-id': lastId,
+    });
+    await waitUntil(
+      () => second.events.some((e) => e.type === 'turn_complete'),
+      15_000,
+      'turn_complete',
+    );
+
+    const all = [...seqs(first), ...seqs(second)];
+    expect(all).toEqual(all.map((_, i) => i + 1));
+    expect(seqs(second)[0]).toBe(Number(lastId) + 1);
+    expect(second.frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(
+      seqs(second),
+    );
+    expect(second.events.map((e) => e.type)).toContain('permission_resolved');
+
+    // Idle heartbeats keep the stream open; the stream stays live for the next turn.
+    await waitUntil(
+      () => second.frames.some((f) => f.comments.includes('heartbeat')),
+      5_000,
+      'heartbeat',
+    );
+    const again = await post(`/sessions/${sid}/prompt`, { text: 'second prompt', wait: true });
+    expect(again).toMatchObject({ status: 200, json: { status: 'complete' } });
+    await waitUntil(
+      () => second.events.filter((e) => e.type === 'turn_complete').length === 2,
+      15_000,
+      'second turn streamed live',
+    );
+    const lastSeq = seqs(second).at(-1) ?? 0;
+    second.abort();
+
+    let projection: Reply = { status: 0, json: {} };
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${base}/sessions/${sid}/projection`);
+        projection = { status: res.status, json: (await res.json()) as Reply['json'] };
+        return projection.status === 200 && projection.json.asOfSeq === lastSeq;
+      },
+      15_000,
+      'projection caught up',
+    );
+    expect(projection.json).toMatchObject({ asOfSeq: lastSeq, projection: expect.any(Object) });
+  });
+
+  it('answers bad input with clear 4xx errors', async () => {
+    const sid = String((await post('/sessions')).json.sessionId);
+    const get = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, { headers });
+      return { status: res.status, json: (await res.json()) as Reply['json'] };
+    };
+    const cases: [string, Promise<Reply>, number, string][] = [
+      ['malformed JSON', post(`/sessions/${sid}/prompt`, '{"text":'), 400, 'invalid_json'],
+      ['text is a number', post(`/sessions/${sid}/prompt`, { text: 7 }), 400, 'invalid_request'],
+      ['empty prompt', post(`/sessions/${sid}/prompt`, { text: '  ' }), 400, 'empty_input'],
+      [
+        'oversized prompt',
+        post(`/sessions/${sid}/prompt`, { text: 'x'.repeat(5000) }),
+        413,
+        'prompt_too_large',
+      ],
+      [
+        'body over the limit',
+        post(`/sessions/${sid}/prompt`, { text: 'x'.repeat(300_000) }),
+        413,
+        'body_too_large',
+      ],
+      [
+        'bad decision',
+        post(`/sessions/${sid}/permissions/r1`, { decision: 'perhaps' }),
+        400,
+        'invalid_request',
+      ],
+      [
+        'unknown permission request',
+        post(`/sessions/${sid}/permissions/r1`, { decision: 'deny' }),
+        404,
+        'unknown_permission_request',
+      ],
+      ['interrupt without a turn', post(`/sessions/${sid}/interrupt`), 409, 'no_active_turn'],
+      [
+        'prompt to an unknown session',
+        post('/sessions/nobody-here/prompt', { text: 'hi' }),
+        404,
+        'unknown_session',
+      ],
+      [
+        'invalid session id',
+        post('/sessions/has%20space/prompt', { text: 'hi' }),
+        400,
+        'invalid_request',
+      ],
+      ['follow an unknown session', get('/sessions/nobody-here/events'), 404, 'unknown_session'],
+      ['non-numeric after', get(`/sessions/${sid}/events?after=abc`), 400, 'invalid_request'],
+      [
+        'projection of an unknown session',
+        get('/sessions/nobody-here/projection'),
+        404,
+        'not_found',
+      ],
+    ];
+    const results = await Promise.all(cases.map(async ([what, res]) => [what, await res] as const));
+    for (const [i, [what, res]] of results.entries()) {
+      const [, , status, code] = cases[i] ?? [];
+      expect({ what, status: res.status, code: res.json.error?.code }).toEqual({
+        what,
+        status,
+        code,
+      });
+      expect(typeof res.json.error?.message).toBe('string');
+    }
+    const named = results.find(([what]) => what === 'text is a number')?.[1];
+    expect(named?.json.error?.message).toMatch(/body\.text/);
+  });
+
+  it('serves health, readiness and metrics with request counts', async () => {
+    expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ service: 'gateway' });
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toContain('agentwire_gateway_requests');
+    expect(metrics).toContain('agentwire_gateway_sse_events');
+  });
+
+  it('on SIGTERM ends open SSE streams cleanly and exits 0', async () => {
+    const sid = String((await post('/sessions')).json.sessionId);
+    await post(`/sessions/${sid}/prompt`, { text: 'hello', wait: true });
+    const open = await openSse(`${base}/sessions/${sid}/events`);
+    await waitUntil(() => open.events.some((e) => e.type === 'turn_complete'), 10_000, 'replay');
+    const gateway = stack.gateway;
+    gateway?.kill('SIGTERM');
+    await open.ended;
+    expect(open.frames.some((f) => f.comments.includes('shutting down'))).toBe(true);
+    expect(await gateway?.exited).toBe(0);
+    expect(gateway?.lines.some((l) => l.includes('gateway closed its sse streams'))).toBe(true);
+  });
+});
+
+describe('gateway RuntimeClient over real NATS without a runtime', () => {
+  let bus: BusConnection;
+  let app: ReturnType<typeof buildApp>;
+  const prefix = () => `${env.prefix}x`;
+
+  beforeAll(async () => {
+    bus = await connectBus({ servers: env.natsUrl, name: 'gateway-e2e' });
+    app = buildApp({
+      backend: new RuntimeClient(bus, names(prefix()), { timeoutMs: 300 }),
+      requestTimeoutMs: 300,
+    });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await bus?.close();
+  });
+
+  it('maps no responders to 503, a silent responder to 504 and a lease conflict to 409', async () => {
+    const inject = (sid: string) =>
+      app.inject({ method: 'POST', url: `/sessions/${sid}/rename`, payload: { title: 't' } });
+    const none = await inject('s-none');
+    expect({ status: none.statusCode, code: none.json().error.code }).toEqual({
+      status: 503,
+      code: 'unavailable',
+    });
+
+    const silent = bus.nc.subscribe(`${prefix()}.rt.s-silent.rename`, { callback: () => {} });
+    const conflict = bus.nc.subscribe(`${prefix()}.rt.s-owned.rename`, {
+      callback: (_e, m) => {
+        m.respond(
+          JSON.stringify({
+            ok: false,
+            error: { code: 'lease_conflict', message: 'owned', detail: { owner: 'rt9' } },
+          }),
+        );
+      },
+    });
+    const garbled = bus.nc.subscribe(`${prefix()}.rt.s-garbled.rename`, {
+      callback: (_e, m) => {
+        m.respond(JSON.stringify({ ok: true, titel: 'typo' }));
+      },
+    });
+    await bus.nc.flush();
+    const [timedOut, owned, bad] = await Promise.all([
+      inject('s-silent'),
+      inject('s-owned'),
+      inject('s-garbled'),
+    ]);
+    silent.unsubscribe();
+    conflict.unsubscribe();
+    garbled.unsubscribe();
+    expect({ status: timedOut.statusCode, code: timedOut.json().error.code }).toEqual({
+      status: 504,
+      code: 'timeout',
+    });
+    expect(owned.statusCode).toBe(409);
+    expect(owned.json()).toEqual({
+      error: { code: 'lease_conflict', message: 'owned', detail: { owner: 'rt9' } },
+    });
+    expect({ status: bad.statusCode, code: bad.json().error.code }).toEqual({
+      status: 502,
+      code: 'invalid_reply',
+    });
+  });
+});
