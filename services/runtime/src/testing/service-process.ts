@@ -8,6 +8,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 export const SERVICE_MAINS = {
   runtime: path.join(repoRoot, 'services/runtime/src/main.ts'),
   persistenceWorker: path.join(repoRoot, 'services/persistence-worker/src/main.ts'),
+  titleSidecar: path.join(repoRoot, 'services/title-sidecar/src/main.ts'),
 } as const;
 
 /** A service started as its own process, with its log lines kept for assertions. */

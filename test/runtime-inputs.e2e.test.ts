@@ -1,0 +1,265 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus } from '@agentwire/bus';
+import { names as namesOf, type SessionEvent } from '@agentwire/contracts';
+import { createDatabase } from '@agentwire/store';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pingSubject } from '../services/runtime/src/nats/runtime-host.ts';
+import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import {
+  SERVICE_MAINS,
+  type ServiceProcess,
+  startServiceProcess,
+} from '../services/runtime/src/testing/service-process.ts';
+
+let env: TestEnvironment;
+let bus: BusConnection;
+let client: RuntimeClient;
+let worker: ServiceProcess;
+let sidecar: ServiceProcess;
+const runtimes = new Map<string, ServiceProcess>();
+let workspace: string;
+let db: ReturnType<typeof createDatabase>;
+const names = () => namesOf(env.prefix);
+
+async function startRuntime(instanceId: string): Promise<ServiceProcess> {
+  const proc = await startServiceProcess(
+    SERVICE_MAINS.runtime,
+    {
+      NATS_URL: env.natsUrl,
+      DATABASE_URL: env.databaseUrl,
+      AW_PREFIX: env.prefix,
+      AW_WORKSPACE_ROOT: workspace,
+      AW_INSTANCE_ID: instanceId,
+      AW_PERMISSION_TIMEOUT_MS: '60000',
+      AW_TITLE_GENERATION: 'on',
+      AW_TITLE_REQUEST_TIMEOUT_MS: '10000',
+    },
+    'runtime accepting',
+  );
+  runtimes.set(instanceId, proc);
+  return proc;
+}
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-inputs-'));
+  await writeFile(path.join(workspace, 'README.md'), '# inputs workspace\n');
+  const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
+  [worker, sidecar] = await Promise.all([
+    startServiceProcess(SERVICE_MAINS.persistenceWorker, common, 'persistence-worker started'),
+    startServiceProcess(SERVICE_MAINS.titleSidecar, common, 'title sidecar serving'),
+  ]);
+  await Promise.all([startRuntime('inA'), startRuntime('inB')]);
+  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-inputs-e2e' });
+  client = new RuntimeClient(bus, names());
+  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+});
+
+afterAll(async () => {
+  for (const proc of runtimes.values()) proc.kill('SIGTERM');
+  worker?.kill('SIGTERM');
+  sidecar?.kill('SIGTERM');
+  await Promise.all([
+    ...[...runtimes.values()].map((p) => p.exited),
+    worker?.exited,
+    sidecar?.exited,
+  ]);
+  const n = names();
+  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
+    await bus?.jsm.streams.delete(stream).catch(() => undefined);
+  }
+  await bus?.close();
+  await db?.destroy();
+  await env?.dispose();
+});
+
+async function openSession(): Promise<{ sid: string; owner: string }> {
+  const opened = await client.open();
+  if (!opened.ok) throw new Error(opened.error.message);
+  return { sid: String(opened.sessionId), owner: String(opened.owner) };
+}
+
+const ledger = (sid: string) =>
+  db
+    .selectFrom('session_inputs')
+    .select(['id', 'status', 'status_reason', 'delivery', 'message_id'])
+    .where('session_id', '=', sid)
+    .execute();
+
+const count = (events: SessionEvent[], type: string) =>
+  events.filter((e) => e.type === type).length;
+
+describe('input admission, reconciliation and titles with real processes (R9, R12, R14)', () => {
+  it('queues, guides and removes inputs while a turn runs; the ledger ends promoted or cancelled', async () => {
+    const { sid } = await openSession();
+    const follow = client.follow(sid, 0);
+    const first = await client.op(sid, 'prompt', { text: '[scenario:run_command] go' });
+    expect(first).toMatchObject({ ok: true, delivery: 'startNow' });
+    await waitUntil(() => count(follow.events, 'permission_requested') === 1, 10_000, 'permission');
+    const queued = await client.op(sid, 'prompt', { text: 'queued follow-up' });
+    const guided = await client.op(sid, 'prompt', {
+      text: 'also mention tests',
+      delivery: 'guide',
+    });
+    const removed = await client.op(sid, 'prompt', { text: 'never mind this' });
+    const mismatch = await client.op(sid, 'prompt', { text: 'x', expectedTurnId: 'turn_nope' });
+    expect(queued).toMatchObject({
+      ok: true,
+      delivery: 'queue',
+      targetTurnId: first.ok ? first.turnId : '',
+    });
+    expect(guided).toMatchObject({ ok: true, delivery: 'guide' });
+    expect(mismatch).toMatchObject({ ok: false, error: { code: 'expected_turn_mismatch' } });
+    if (!queued.ok || !guided.ok || !removed.ok) throw new Error('not admitted');
+    expect(await client.op(sid, 'remove_input', { inputId: removed.inputId })).toMatchObject({
+      ok: true,
+    });
+    expect(await client.op(sid, 'remove_input', { inputId: removed.inputId })).toMatchObject({
+      ok: false,
+      error: { code: 'input_not_pending' },
+    });
+    const request = follow.events.find((e) => e.type === 'permission_requested');
+    if (request?.type !== 'permission_requested') throw new Error('no permission request');
+    await client.op(sid, 'answer_permission', {
+      requestId: request.payload.requestId,
+      decision: 'allow',
+    });
+    await waitUntil(() => count(follow.events, 'turn_complete') === 2, 15_000, 'two turns');
+    await follow.stop();
+
+    const events = follow.events;
+    const turns = events.filter((e) => e.type === 'turn_started');
+    expect(turns.map((e) => (e.type === 'turn_started' ? e.payload.inputId : ''))).toEqual([
+      first.ok ? first.inputId : '',
+      queued.inputId,
+    ]);
+    const drained = events.find((e) => e.type === 'turn_steer_drained');
+    expect(drained?.turnId).toBe(turns[0]?.turnId);
+    expect(drained?.payload).toMatchObject({ pendingInputIds: [guided.inputId] });
+    expect(events.find((e) => e.type === 'turn_steer_rejected')?.payload).toMatchObject({
+      reason: 'expected_turn_mismatch',
+    });
+    const numbers = events.map((e) => e.sequenceNumber);
+    expect(numbers).toEqual(numbers.map((_, i) => i + 1));
+
+    await waitUntil(
+      async () => {
+        const rows = await ledger(sid);
+        return rows.length === 4 && rows.every((r) => r.status !== 'admitted');
+      },
+      10_000,
+      'ledger settled',
+    );
+    const rows = Object.fromEntries((await ledger(sid)).map((r) => [r.id, r]));
+    expect(rows[String(queued.inputId)]).toMatchObject({ status: 'promoted', delivery: 'queue' });
+    expect(rows[String(guided.inputId)]).toMatchObject({ status: 'promoted', delivery: 'guide' });
+    expect(rows[String(removed.inputId)]).toMatchObject({
+      status: 'cancelled',
+      status_reason: 'user_removed',
+    });
+    const users = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', sid)
+      .where('role', '=', 'user')
+      .execute();
+    expect(users).toHaveLength(3);
+  });
+
+  it('generates the title through the sidecar after the first message is persisted (flow 4)', async () => {
+    const { sid } = await openSession();
+    const follow = client.follow(sid, 0);
+    const reply = await client.op(sid, 'prompt', {
+      text: 'please tidy the release notes',
+      wait: true,
+    });
+    expect(reply).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(
+      () =>
+        follow.events.some(
+          (e) => e.type === 'session_title_updated' && e.payload.source === 'generated',
+        ),
+      15_000,
+      'generated title',
+    );
+    await follow.stop();
+    const titleEvents = follow.events.filter(
+      (e) =>
+        (e.type === 'model_request' || e.type === 'model_complete') &&
+        e.payload.querySource === 'session_title',
+    );
+    expect(titleEvents.map((e) => e.type)).toEqual(['model_request', 'model_complete']);
+    const generated = follow.events.find(
+      (e) => e.type === 'session_title_updated' && e.payload.source === 'generated',
+    );
+    const row = await db
+      .selectFrom('sessions')
+      .select(['title', 'title_source'])
+      .where('id', '=', sid)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({
+      title: generated?.type === 'session_title_updated' ? generated.payload.title : '',
+      title_source: 'generated',
+    });
+  });
+
+  it('after SIGKILL, inputs that never started are discarded as session_resumed (R14.2, flow 6)', async () => {
+    const { sid, owner } = await openSession();
+    const follow = client.follow(sid, 0);
+    await client.op(sid, 'prompt', { text: '[scenario:run_command] go' });
+    await waitUntil(() => count(follow.events, 'permission_requested') === 1, 10_000, 'permission');
+    const waiting = await client.op(sid, 'prompt', { text: 'queued before the crash' });
+    if (!waiting.ok) throw new Error('not queued');
+    await waitUntil(
+      async () =>
+        (await ledger(sid)).some((r) => r.id === waiting.inputId && r.status === 'admitted'),
+      10_000,
+      'admitted row',
+    );
+    const victim = runtimes.get(owner);
+    if (victim === undefined) throw new Error(`unknown owner ${owner}`);
+    victim.kill('SIGKILL');
+    await victim.exited;
+    runtimes.delete(owner);
+    await waitUntil(
+      () =>
+        bus.nc.request(pingSubject(names().prefix, owner), '', { timeout: 200 }).then(
+          () => false,
+          (err: unknown) => /no responders/i.test(String(err)),
+        ),
+      10_000,
+      'the dead owner to disappear',
+    );
+    const next = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
+    expect(next).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn complete');
+    await follow.stop();
+    const types = follow.events.map((e) => e.type);
+    const lost = types.indexOf('turn_error');
+    expect(types[lost + 1]).toBe('turn_steer_discarded');
+    expect(follow.events[lost + 1]?.payload).toEqual({
+      pendingInputId: waiting.inputId,
+      reason: 'session_resumed',
+    });
+    expect(
+      follow.events
+        .filter((e) => e.type === 'turn_started')
+        .map((e) => e.type === 'turn_started' && e.payload.input),
+    ).toEqual(['[scenario:run_command] go', 'carry on']);
+    await waitUntil(
+      async () =>
+        (await ledger(sid)).some(
+          (r) =>
+            r.id === waiting.inputId &&
+            r.status === 'discarded' &&
+            r.status_reason === 'session_resumed',
+        ),
+      10_000,
+      'ledger row discarded',
+    );
+    await startRuntime(owner);
+  });
+});
