@@ -1,0 +1,102 @@
+import { isRuntimeFailure } from '@agentwire/bus';
+import type { SessionEvent } from '@agentwire/contracts';
+import { type CliContext, failureError } from './cli-context.ts';
+import { CliError, EXIT } from './cli-error.ts';
+import { formatEvent } from './format-event.ts';
+
+/**
+ * The demo's prompt: the scripted model's `two_tools` scenario reads `README.md` (no
+ * permission needed) and writes `notes.txt` (asks first), then answers.
+ */
+export const DEMO_PROMPT = '[scenario:two_tools] read the README and write a note';
+
+/** Options of {@link demoCommand}. */
+export interface DemoOptions {
+  /** How long the turn may take, ms (default 120 s). */
+  readonly turnTimeoutMs?: number;
+  /** How long to wait for the projection to catch up, ms (default 15 s). */
+  readonly projectionTimeoutMs?: number;
+}
+
+/**
+ * `agentwire demo`: opens a session, follows it from 0, prompts with a scripted scenario
+ * that uses two tools, answers the permission request with `allow` (R1.4), prints every
+ * event as it arrives, then prints the projection once it has applied the turn's last
+ * event (R10.2). Returns the session id.
+ */
+export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): Promise<string> {
+  const { client } = ctx;
+  const opened = await client.open();
+  if (isRuntimeFailure(opened)) throw failureError('open', opened);
+  const sid = opened.sessionId;
+  ctx.out(`session ${sid}`);
+
+  const follower = client.follow(sid, opened.lastSequence);
+  let ended: SessionEvent | undefined;
+  const following = (async () => {
+    for await (const event of follower) {
+      ctx.out(formatEvent(event));
+      if (event.type === 'permission_requested' && event.payload.requestId !== undefined) {
+        const answer = await client.answerPermission(sid, {
+          requestId: event.payload.requestId,
+          decision: 'allow',
+          reason: 'agentwire demo',
+        });
+        ctx.out(
+          `     -> answered ${event.payload.requestId}: ${answer.ok ? 'allow' : answer.error.code}`,
+        );
+      }
+      if (event.type === 'turn_complete' || event.type === 'turn_error') {
+        ended = event;
+        return;
+      }
+    }
+  })();
+  following.catch(() => undefined); // awaited below; this only avoids an unhandled rejection
+  const stopOnAbort = () => void follower.stop();
+  ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
+  try {
+    const prompt = await client.prompt(
+      sid,
+      { text: DEMO_PROMPT, wait: true },
+      { timeoutMs: options.turnTimeoutMs ?? 120_000 },
+    );
+    if (isRuntimeFailure(prompt)) throw failureError('prompt', prompt);
+    await following;
+  } finally {
+    ctx.signal.removeEventListener('abort', stopOnAbort);
+    await follower.stop();
+  }
+  if (ended === undefined)
+    throw new CliError('interrupted', 'the demo was interrupted', EXIT.failure);
+  if (ended.type === 'turn_error') {
+    throw new CliError(
+      'turn_error',
+      `the turn failed: ${ended.payload.error.message}`,
+      EXIT.failure,
+    );
+  }
+  await printProjection(ctx, sid, ended.sequenceNumber, options.projectionTimeoutMs ?? 15_000);
+  return sid;
+}
+
+async function printProjection(ctx: CliContext, sid: string, seq: number, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const snapshot = await ctx.client.projection(sid);
+    if (!isRuntimeFailure(snapshot) && snapshot.asOfSeq >= seq) {
+      ctx.out(`projection (asOfSeq ${snapshot.asOfSeq}):`);
+      ctx.out(JSON.stringify(snapshot.projection, null, 2));
+      return;
+    }
+    if (Date.now() > deadline) {
+      const why = isRuntimeFailure(snapshot) ? snapshot.error.message : `at ${snapshot.asOfSeq}`;
+      throw new CliError(
+        'projection_behind',
+        `the projection did not reach ${seq}: ${why}`,
+        EXIT.failure,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,49 @@
+import type { EventPayloadMap, EventType, SessionEvent } from '@agentwire/contracts';
+
+/** Longest summary printed per event line. */
+export const SUMMARY_MAX_CHARS = 100;
+
+type Summaries = { [K in EventType]?: (payload: EventPayloadMap[K]) => string };
+
+/** One-line summaries of the types a terminal reader cares about; others print no summary. */
+const SUMMARIES: Summaries = {
+  turn_steer_queued: (p) => `queued ${quote(p.inputPreview)}`,
+  session_input_promoted: (p) => `input ${p.pendingInputId} -> message ${p.messageId}`,
+  session_title_updated: (p) => `title ${quote(p.title)} (${p.source})`,
+  turn_started: (p) => `turn ${p.turnNumber}: ${quote(p.input)}`,
+  model_request: (p) =>
+    `${p.providerId}/${p.modelId} ${p.querySource ?? 'main_turn'}, ${p.messages.length} messages`,
+  model_streaming: (p) => (p.delta === '' ? (p.kind ?? '') : quote(p.delta)),
+  model_complete: (p) => `${p.stopReason} ${quote(p.content)}`,
+  model_error: (p) => p.error.message,
+  tool_call_scheduled: (p) => `${p.toolName} ${JSON.stringify(p.input)}`,
+  tool_call_started: (p) => `${p.toolName ?? p.toolCallId}`,
+  tool_call_result: (p) => `${p.result.success ? 'ok' : 'failed'} ${quote(p.result.content)}`,
+  tool_call_error: (p) => p.error.message,
+  tool_batch_complete: (p) => `${p.successCount} ok, ${p.errorCount} failed`,
+  permission_requested: (p) =>
+    `${p.toolName} (${p.riskLevel}) request ${p.requestId ?? '?'}: ${p.reason}`,
+  permission_resolved: (p) => `${p.decision}${p.reason === undefined ? '' : `: ${p.reason}`}`,
+  permission_denied: (p) => `${p.toolName}: ${p.reason}`,
+  turn_complete: (p) => `${p.resultType} ${quote(p.response)}`,
+  turn_error: (p) => `${p.turnPhase}: ${p.error.message}`,
+};
+
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** The summary of an event, cut to {@link SUMMARY_MAX_CHARS}. */
+export function summarize(event: SessionEvent): string {
+  const summary = SUMMARIES[event.type] as ((payload: unknown) => string) | undefined;
+  const text = summary === undefined ? '' : summary(event.payload);
+  const flat = text.replaceAll(/\s+/g, ' ').trim();
+  return flat.length <= SUMMARY_MAX_CHARS ? flat : `${flat.slice(0, SUMMARY_MAX_CHARS - 1)}…`;
+}
+
+/** One output line per event: sequence number, type, short summary. */
+export function formatEvent(event: SessionEvent): string {
+  const summary = summarize(event);
+  const head = `${String(event.sequenceNumber).padStart(4)} ${event.type}`;
+  return summary === '' ? head : `${head}  ${summary}`;
+}
