@@ -1,3 +1,6 @@
+export * from './apply-durable-events.ts';
+export * from './apply-message-commands.ts';
+export * from './batch-writes.ts';
 export * from './canonical-dump.ts';
 export * from './create-database.ts';
 export * from './durable-events.ts';

@@ -1,24 +1,23 @@
 import type {
-  Part,
   PersistenceCommand,
-  PersistenceCommandKind,
   PersistenceCommandOf,
   PersistenceConfirmation,
   PersistenceOutcome,
 } from '@agentwire/contracts';
 import {
+  applyMessageCommands,
   type Database,
   ensureSession,
-  type PartInput,
-  saveMessage,
-  saveMessageWithParts,
-  savePart,
-  saveUserMessage,
+  isMessageCommand,
+  type MessageCommand,
+  type MessageCommandResult,
   updateTitle,
 } from '@agentwire/store';
 import type { Kysely } from 'kysely';
 
-type Handler<K extends PersistenceCommandKind> = (
+type SessionCommandKind = 'ensure_session' | 'update_title';
+
+type Handler<K extends SessionCommandKind> = (
   db: Kysely<Database>,
   command: PersistenceCommandOf<K>,
 ) => Promise<PersistenceConfirmation>;
@@ -33,94 +32,36 @@ const ok = (
   outcome: typeof outcome === 'string' ? outcome : outcome ? 'applied' : 'duplicate',
 });
 
-function partInput(part: Part, version: number): PartInput {
+/**
+ * The confirmation of a message command from the store's `applyMessageCommands` result
+ * (R7): `ok` with its outcome, or, for a user message whose ledger promotion was refused
+ * (R7.3, R14.2), `ok: false` naming the row's state; nothing was written then.
+ */
+export function messageConfirmation(
+  c: MessageCommand,
+  result: MessageCommandResult,
+): PersistenceConfirmation {
+  if (result.refused === undefined) return ok(c, result.outcome);
+  const promoteInputId = c.kind === 'save_user_message' ? c.promoteInputId : undefined;
+  const { status, messageId } = result.refused;
   return {
-    id: part.id,
-    messageId: part.messageId,
-    sessionId: part.sessionId,
-    type: part.type,
-    status: part.type === 'tool' ? part.state.status : undefined,
-    data: part,
-    version,
+    commandId: c.commandId,
+    sessionId: c.sessionId,
+    ok: false,
+    error: {
+      code: 'input_not_admitted',
+      message: `input ${promoteInputId} is ${status}${messageId === null ? '' : ` (message ${messageId})`}, not admitted: nothing written (R14.2)`,
+      retryable: false,
+    },
   };
 }
 
 /**
- * R7's commands, one handler per kind (a table keyed by the full union). Each runs inside
- * the caller's transaction and returns the confirmation to publish after the commit. The
- * store's writes are versioned and forward-only, so repeating or reordering commands
- * changes nothing (a tool part never moves back, R7.5). `applied: false` from the store
- * (an equal version) is `duplicate`, an older one `stale`.
+ * The session commands (R13.2 `ensure_session`, R9 `update_title`), one handler per kind.
+ * Each runs inside the caller's transaction and returns the confirmation to publish after
+ * the commit. The message commands go through the store's set-based `applyMessageCommands`.
  */
-const HANDLERS: { readonly [K in PersistenceCommandKind]: Handler<K> } = {
-  save_user_message: async (db, c) => {
-    const outcome = await saveUserMessage(db, {
-      message: {
-        id: c.message.id,
-        sessionId: c.sessionId,
-        role: 'user',
-        data: c.message,
-        version: c.version,
-        createdAt: c.message.time.created,
-      },
-      parts: c.parts.map((p) => partInput(p, c.version)),
-      promote:
-        c.promoteInputId === undefined
-          ? undefined
-          : { id: c.promoteInputId, sequence: c.promotedSequenceNumber, at: c.issuedAt },
-    });
-    if (outcome.ok) return ok(c, outcome.promoted !== 'already_promoted');
-    return {
-      commandId: c.commandId,
-      sessionId: c.sessionId,
-      ok: false,
-      error: {
-        code: outcome.reason,
-        message: `input ${c.promoteInputId} is ${outcome.status}${outcome.messageId === null ? '' : ` (message ${outcome.messageId})`}, not admitted: nothing written (R14.2)`,
-        retryable: false,
-      },
-    };
-  },
-  save_assistant_message: async (db, c) => {
-    const { outcome } = await saveMessage(db, {
-      id: c.message.id,
-      sessionId: c.sessionId,
-      role: 'assistant',
-      data: c.message,
-      version: c.version,
-      createdAt: c.message.time.created,
-    });
-    return ok(c, outcome);
-  },
-  save_part: async (db, c) => ok(c, (await savePart(db, partInput(c.part, c.version))).outcome),
-  save_synthetic_notice: async (db, c) => {
-    const { outcome } = await saveMessageWithParts(db, {
-      message: {
-        id: c.message.id,
-        sessionId: c.sessionId,
-        role: 'user',
-        data: c.message,
-        version: c.version,
-        createdAt: c.message.time.created,
-      },
-      parts: c.parts.map((p) => partInput(p, c.version)),
-    });
-    return ok(c, outcome);
-  },
-  save_timeline_divider: async (db, c) => {
-    const { outcome } = await saveMessageWithParts(db, {
-      message: {
-        id: c.message.id,
-        sessionId: c.sessionId,
-        role: 'assistant',
-        data: c.message,
-        version: c.version,
-        createdAt: c.message.time.created,
-      },
-      parts: [partInput(c.part, c.version)],
-    });
-    return ok(c, outcome);
-  },
+const HANDLERS: { readonly [K in SessionCommandKind]: Handler<K> } = {
   ensure_session: async (db, c) => {
     const s = c.session;
     const { created } = await ensureSession(db, {
@@ -163,6 +104,11 @@ export async function applyCommand(
   db: Kysely<Database>,
   command: PersistenceCommand,
 ): Promise<PersistenceConfirmation> {
-  const handler = HANDLERS[command.kind] as Handler<PersistenceCommandKind>;
+  if (isMessageCommand(command)) {
+    const [result] = await applyMessageCommands(db, [command]);
+    if (result === undefined) throw new Error('applyMessageCommands returned no result');
+    return messageConfirmation(command, result);
+  }
+  const handler = HANDLERS[command.kind] as Handler<SessionCommandKind>;
   return handler(db, command as never);
 }

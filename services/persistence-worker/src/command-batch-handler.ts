@@ -1,9 +1,15 @@
 import type { Names, PersistenceCommand, PersistenceConfirmation } from '@agentwire/contracts';
-import { type Database, inTransaction } from '@agentwire/store';
+import {
+  applyMessageCommands,
+  type Database,
+  inTransaction,
+  isMessageCommand,
+  type MessageCommand,
+} from '@agentwire/store';
 import { ATTRS } from '@agentwire/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Kysely } from 'kysely';
-import { applyCommand } from './apply-command.ts';
+import { applyCommand, messageConfirmation } from './apply-command.ts';
 import type { BatchHandler } from './batch-consumer.ts';
 import { decodeCommandMessage } from './decode-command-message.ts';
 import { lockSessions } from './lock-sessions.ts';
@@ -24,7 +30,8 @@ interface Applied {
 
 /**
  * The commands consumer's handler (R7, DESIGN.md flow 1): applies a batch of commands in
- * one transaction, in stream order, then publishes each command's confirmation on
+ * one transaction (the message commands with the store's set-based `applyMessageCommands`,
+ * with the same result as one by one in stream order), then publishes each command's confirmation on
  * `<prefix>.confirm.<sid>` with core NATS, after the commit and before the ack
  * (docs/decisions/0050). A redelivered command is confirmed again.
  */
@@ -47,7 +54,14 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
           trx,
           items.map((i) => i.command.sessionId),
         );
-        for (const item of items) item.confirmation = await applyCommand(trx, item.command);
+        const confirmations = await commandBatchApply(
+          trx,
+          items.map((i) => i.command),
+        );
+        for (const [i, item] of items.entries()) {
+          const confirmation = confirmations[i];
+          if (confirmation !== undefined) item.confirmation = confirmation;
+        }
       });
     },
     afterCommit: async (items) => {
@@ -60,4 +74,33 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
       }
     },
   };
+}
+
+/**
+ * Applies a batch of commands inside the caller's transaction and returns one confirmation
+ * per command, in order: the session commands (`ensure_session`, `update_title`) one by one
+ * in stream order, the message commands set-based with the store's `applyMessageCommands`
+ * (docs/decisions/0035). The two groups touch disjoint tables, so the result is that of
+ * applying every command alone in stream order.
+ */
+export async function commandBatchApply(
+  trx: Kysely<Database>,
+  commands: readonly PersistenceCommand[],
+): Promise<PersistenceConfirmation[]> {
+  const confirmations: PersistenceConfirmation[] = new Array(commands.length);
+  const batch: { index: number; command: MessageCommand }[] = [];
+  for (const [index, command] of commands.entries()) {
+    if (isMessageCommand(command)) batch.push({ index, command });
+    else confirmations[index] = await applyCommand(trx, command);
+  }
+  const results = await applyMessageCommands(
+    trx,
+    batch.map((b) => b.command),
+  );
+  for (const [i, { index, command }] of batch.entries()) {
+    const result = results[i];
+    if (result === undefined) throw new Error('applyMessageCommands returned too few results');
+    confirmations[index] = messageConfirmation(command, result);
+  }
+  return confirmations;
 }

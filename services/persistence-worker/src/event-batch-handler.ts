@@ -1,5 +1,5 @@
 import {
-  applyDurableEvent,
+  applyDurableEvents,
   type Database,
   type DurableEvent,
   inTransaction,
@@ -12,9 +12,9 @@ import { lockSessions } from './lock-sessions.ts';
 
 /**
  * The events consumer's handler (DESIGN.md flow 2): decodes `ev` messages, skipping every
- * type but R6's seven, and applies a batch in one transaction, ordered by session and
- * sequence number, after locking its sessions (`lockSessions`) so that competing
- * transactions queue instead of deadlocking.
+ * type but R6's seven, and applies a batch in one transaction with the store's set-based
+ * `applyDurableEvents` (a few statements per batch, docs/decisions/0035), after locking
+ * its sessions (`lockSessions`) so that competing transactions queue instead of deadlocking.
  */
 export function eventBatchHandler(
   db: Kysely<Database>,
@@ -28,19 +28,13 @@ export function eventBatchHandler(
       [ATTRS.sequenceNumber]: e.sequenceNumber,
     }),
     applyAll: async (events) => {
-      const sorted = [...events].sort(bySessionThenSequence);
       await inTransaction(db, `apply ${events.length} durable event(s)`, async (trx) => {
         await lockSessions(
           trx,
-          sorted.map((e) => e.sessionId),
+          events.map((e) => e.sessionId),
         );
-        for (const e of sorted) await applyDurableEvent(trx, e);
+        await applyDurableEvents(trx, events);
       });
     },
   };
-}
-
-function bySessionThenSequence(a: DurableEvent, b: DurableEvent): number {
-  if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId ? -1 : 1;
-  return a.sequenceNumber - b.sequenceNumber;
 }

@@ -1,0 +1,194 @@
+import type { PersistenceCommandOf, PersistenceOutcome } from '@agentwire/contracts';
+import { type Kysely, sql } from 'kysely';
+import { rounds, settleInputs, upsertMessages, upsertParts } from './batch-writes.ts';
+import type { LedgerStatusValue } from './ledger-repository.ts';
+import type { MessageInput, PartInput } from './messages-repository.ts';
+import { messageInput, partInput } from './persistence-commands.ts';
+import type { Database } from './schema.ts';
+
+/** The R7 commands that write only messages, parts and (for a user message) the ledger. */
+export type MessageCommand = PersistenceCommandOf<
+  | 'save_user_message'
+  | 'save_assistant_message'
+  | 'save_part'
+  | 'save_synthetic_notice'
+  | 'save_timeline_divider'
+>;
+
+const MESSAGE_KINDS = new Set<string>([
+  'save_user_message',
+  'save_assistant_message',
+  'save_part',
+  'save_synthetic_notice',
+  'save_timeline_divider',
+]);
+
+/** Whether {@link applyMessageCommands} handles this command. */
+export function isMessageCommand(command: { readonly kind: string }): command is MessageCommand {
+  return MESSAGE_KINDS.has(command.kind);
+}
+
+/** What one command of {@link applyMessageCommands} did. */
+export interface MessageCommandResult {
+  readonly outcome: PersistenceOutcome;
+  /** Set when a promotion was refused (R14.2): the ledger row's state; nothing was written. */
+  readonly refused?: { readonly status: LedgerStatusValue; readonly messageId: string | null };
+}
+
+/** The rows one command writes. */
+interface Planned {
+  readonly message?: MessageInput;
+  readonly parts: readonly PartInput[];
+}
+
+function plan(c: MessageCommand): Planned {
+  switch (c.kind) {
+    case 'save_user_message':
+    case 'save_synthetic_notice':
+      return {
+        message: messageInput(c.message, c.version),
+        parts: c.parts.map((p) => partInput(p, c.version)),
+      };
+    case 'save_assistant_message':
+      return { message: messageInput(c.message, c.version), parts: [] };
+    case 'save_timeline_divider':
+      return { message: messageInput(c.message, c.version), parts: [partInput(c.part, c.version)] };
+    case 'save_part':
+      return { parts: [partInput(c.part, c.version)] };
+  }
+}
+
+/**
+ * Applies many message commands (R7) inside the caller's transaction with a few set-based
+ * statements (docs/decisions/0035), with the same result as applying them one by one in
+ * order through `applyPersistenceCommand`: promotions first (R7.3, R14.2: a refused one
+ * writes nothing), then every message, then every part, each table in rounds of distinct
+ * ids. Returns one result per command, in order: `applied`, `duplicate` (the stored row
+ * already had this version), `stale` (a newer one) or `condition_failed` (refused).
+ */
+export async function applyMessageCommands(
+  trx: Kysely<Database>,
+  commands: readonly MessageCommand[],
+): Promise<MessageCommandResult[]> {
+  const results: (MessageCommandResult | undefined)[] = commands.map(() => undefined);
+  const promoted = await promote(trx, commands, results);
+  const planned = commands.map((c, i) => (results[i] === undefined ? plan(c) : { parts: [] }));
+  const messageWrites = planned.flatMap((p, i) => (p.message ? [{ i, row: p.message }] : []));
+  const partWrites = planned.flatMap((p, i) => p.parts.map((row) => ({ i, row })));
+  const applied = new Set<number>();
+  for (const round of rounds(messageWrites, (w) => w.row.id)) {
+    const ids = await upsertMessages(
+      trx,
+      round.map((w) => w.row),
+    );
+    for (const w of round) if (ids.has(w.row.id)) applied.add(w.i);
+  }
+  const partApplied = new Set<number>();
+  for (const round of rounds(partWrites, (w) => w.row.id)) {
+    const ids = await upsertParts(
+      trx,
+      round.map((w) => w.row),
+    );
+    for (const w of round) if (ids.has(w.row.id)) partApplied.add(w.i);
+  }
+  const unsettled = commands.flatMap((c, i) =>
+    results[i] === undefined && c.kind !== 'save_user_message' && !applied.has(i) ? [i] : [],
+  );
+  const stored = await storedVersions(trx, unsettled, planned);
+  return commands.map((c, i): MessageCommandResult => {
+    const done = results[i];
+    if (done !== undefined) return done;
+    if (c.kind === 'save_user_message') {
+      return { outcome: promoted.get(i) === 'already_promoted' ? 'duplicate' : 'applied' };
+    }
+    const p = planned[i] as Planned;
+    const write = p.message ?? p.parts[0];
+    if (write === undefined || (c.kind === 'save_part' ? partApplied : applied).has(i)) {
+      return { outcome: 'applied' };
+    }
+    const s = stored.get(write.id);
+    const same =
+      s !== undefined &&
+      s.version === write.version &&
+      (p.message !== undefined || s.status === ((write as PartInput).status ?? null));
+    return { outcome: same ? 'duplicate' : 'stale' };
+  });
+}
+
+/**
+ * Promotes the ledger rows of the batch's user messages (rounds of distinct ids, only from
+ * `admitted`), then reads back the rows it did not move: the same message already
+ * promoted is a duplicate; any other terminal state refuses the command.
+ */
+async function promote(
+  trx: Kysely<Database>,
+  commands: readonly MessageCommand[],
+  results: (MessageCommandResult | undefined)[],
+): Promise<Map<number, 'promoted' | 'already_promoted'>> {
+  const outcome = new Map<number, 'promoted' | 'already_promoted'>();
+  const promotions = commands.flatMap((c, i) =>
+    c.kind === 'save_user_message' && c.promoteInputId !== undefined ? [{ i, c }] : [],
+  );
+  if (promotions.length === 0) return outcome;
+  const missed: { i: number; id: string; messageId: string }[] = [];
+  for (const round of rounds(promotions, (p) => p.c.promoteInputId as string)) {
+    const ids = await settleInputs(
+      trx,
+      round.map(({ c }) => ({
+        id: c.promoteInputId as string,
+        sessionId: c.sessionId,
+        status: 'promoted',
+        reason: null,
+        messageId: c.message.id,
+        sequence: c.promotedSequenceNumber ?? null,
+        at: c.issuedAt,
+      })),
+    );
+    for (const { i, c } of round) {
+      if (ids.has(c.promoteInputId as string)) outcome.set(i, 'promoted');
+      else missed.push({ i, id: c.promoteInputId as string, messageId: c.message.id });
+    }
+  }
+  if (missed.length === 0) return outcome;
+  const rows = await trx
+    .selectFrom('session_inputs')
+    .select(['id', 'status', 'message_id'])
+    .where(
+      'id',
+      'in',
+      missed.map((m) => m.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  for (const m of missed) {
+    const row = byId.get(m.id);
+    if (row?.status === 'promoted' && row.message_id === m.messageId) {
+      outcome.set(m.i, 'already_promoted');
+    } else {
+      const status = (row?.status ?? 'admitted') as LedgerStatusValue;
+      const messageId = row?.message_id ?? null;
+      results[m.i] = { outcome: 'condition_failed', refused: { status, messageId } };
+    }
+  }
+  return outcome;
+}
+
+/** The stored version (and part status) of the rows of commands that did not apply. */
+async function storedVersions(
+  trx: Kysely<Database>,
+  indexes: readonly number[],
+  planned: readonly Planned[],
+): Promise<Map<string, { version: number; status: string | null }>> {
+  const out = new Map<string, { version: number; status: string | null }>();
+  const messageIds = indexes.flatMap((i) => planned[i]?.message?.id ?? []);
+  const partIds = indexes.flatMap((i) =>
+    planned[i]?.message === undefined ? (planned[i]?.parts[0]?.id ?? []) : [],
+  );
+  if (messageIds.length === 0 && partIds.length === 0) return out;
+  const result = await sql<{ id: string; version: number; status: string | null }>`
+    select id, version, null::text as status from messages where id = any(${messageIds}::text[])
+    union all
+    select id, version, status from parts where id = any(${partIds}::text[])`.execute(trx);
+  for (const r of result.rows) out.set(r.id, { version: Number(r.version), status: r.status });
+  return out;
+}

@@ -1,0 +1,267 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { LedgerCloseStatus, LedgerDeliveryValue } from './ledger-repository.ts';
+import type { MessageInput, PartInput, ToolStatusValue } from './messages-repository.ts';
+import type { Database } from './schema.ts';
+import { toDate } from './transaction.ts';
+
+/**
+ * Set-based versions of the repositories' writes (docs/decisions/0035): each function
+ * writes many rows of one table in one statement, `INSERT ... SELECT FROM
+ * jsonb_to_recordset($1) ... ON CONFLICT DO UPDATE ... WHERE <the same rule as the
+ * one-row write>`, and returns the ids it wrote. Postgres refuses to touch one row twice in
+ * a statement, so callers split their rows into {@link rounds} first: round k holds the
+ * k-th write of each id, and applying the rounds in turn is applying the writes in order.
+ */
+
+/** Splits `items` into rounds in which each key occurs once, keeping their order. */
+export function rounds<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const out: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const k = key(item);
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    const round = out[n];
+    if (round === undefined) out.push([item]);
+    else round.push(item);
+  }
+  return out;
+}
+
+const STATUS_RANK: Readonly<Record<ToolStatusValue, number>> = {
+  pending: 0,
+  running: 1,
+  completed: 2,
+  error: 2,
+};
+
+const iso = (at: number | string | Date): string => toDate(at).toISOString();
+
+async function writtenIds(db: Kysely<Database>, query: RawBuilder<{ id: string }>) {
+  const result = await query.execute(db);
+  return new Set(result.rows.map((r) => r.id));
+}
+
+/** Many {@link saveMessage}s of distinct ids: inserted, or replaced by a greater version. */
+export function upsertMessages(db: Kysely<Database>, rows: readonly MessageInput[]) {
+  const data = rows.map((m) => ({
+    id: m.id,
+    session_id: m.sessionId,
+    role: m.role,
+    data: m.data,
+    version: m.version,
+    created_at: iso(m.createdAt),
+  }));
+  return writtenIds(
+    db,
+    sql<{ id: string }>`insert into messages (id, session_id, role, data, version, created_at)
+      select id, session_id, role, data, version, created_at
+      from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, session_id text,
+        role text, data jsonb, version bigint, created_at timestamptz)
+      on conflict (id) do update set data = excluded.data, version = excluded.version,
+        created_at = excluded.created_at
+      where messages.version < excluded.version
+      returning id`,
+  );
+}
+
+/** Many {@link savePart}s of distinct ids: (status rank, version) grows; terminal is final. */
+export function upsertParts(db: Kysely<Database>, rows: readonly PartInput[]) {
+  const data = rows.map((p) => ({
+    id: p.id,
+    message_id: p.messageId,
+    session_id: p.sessionId,
+    type: p.type,
+    status: p.status ?? null,
+    status_rank: p.status === undefined ? 0 : STATUS_RANK[p.status],
+    data: p.data,
+    version: p.version,
+  }));
+  return writtenIds(
+    db,
+    sql<{
+      id: string;
+    }>`insert into parts (id, message_id, session_id, type, status, status_rank, data, version)
+      select id, message_id, session_id, type, status, status_rank, data, version
+      from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, message_id text,
+        session_id text, type text, status text, status_rank smallint, data jsonb, version bigint)
+      on conflict (id) do update set status = excluded.status,
+        status_rank = excluded.status_rank, data = excluded.data, version = excluded.version
+      where (parts.status_rank, parts.version) < (excluded.status_rank, excluded.version)
+        and not (parts.status_rank = 2 and parts.status is distinct from excluded.status)
+      returning id`,
+  );
+}
+
+/** A session entry row for {@link insertEntries} / {@link upsertKeyedEntries}. */
+export interface EntryRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly type: string;
+  readonly key: string | null;
+  readonly eventId: string;
+  readonly sequence: number;
+  readonly data: unknown;
+  readonly createdAt: number | string | Date;
+}
+
+function entryData(rows: readonly EntryRow[]): string {
+  return JSON.stringify(
+    rows.map((e) => ({
+      id: e.id,
+      session_id: e.sessionId,
+      type: e.type,
+      key: e.key,
+      event_id: e.eventId,
+      sequence: e.sequence,
+      data: e.data,
+      created_at: iso(e.createdAt),
+    })),
+  );
+}
+
+const ENTRY_SELECT = (json: string) => sql`select id, session_id, type, key, event_id, sequence,
+    data, created_at from jsonb_to_recordset(${json}::jsonb) as r(id text, session_id text,
+    type text, key text, event_id text, sequence bigint, data jsonb, created_at timestamptz)`;
+
+/** Many {@link saveEntry}s: once per producing event, a repeat is a no-op. */
+export async function insertEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
+  await sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
+      created_at) ${ENTRY_SELECT(entryData(rows))}
+    on conflict (id) do nothing`.execute(db);
+}
+
+/** Many {@link upsertKeyedEntry}s of distinct ids: a newer event sequence wins. */
+export async function upsertKeyedEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
+  await sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
+      created_at) ${ENTRY_SELECT(entryData(rows))}
+    on conflict (id) do update set event_id = excluded.event_id, sequence = excluded.sequence,
+      data = excluded.data, created_at = excluded.created_at
+    where session_entries.sequence < excluded.sequence`.execute(db);
+}
+
+/** Raises `sessions.last_sequence` of many sessions (one row each; stubs where absent). */
+export async function advanceLastSequences(
+  db: Kysely<Database>,
+  marks: ReadonlyMap<string, number>,
+): Promise<void> {
+  if (marks.size === 0) return;
+  const data = JSON.stringify([...marks].map(([id, seq]) => ({ id, seq })));
+  await sql`insert into sessions (id, last_sequence)
+    select id, seq from jsonb_to_recordset(${data}::jsonb) as r(id text, seq bigint)
+    on conflict (id) do update set last_sequence = excluded.last_sequence
+    where sessions.last_sequence < excluded.last_sequence`.execute(db);
+}
+
+/** An admission (`turn_steer_queued`) for {@link admitInputs}. */
+export interface AdmitRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly kind: string;
+  readonly delivery: LedgerDeliveryValue;
+  readonly payload: unknown;
+  readonly sequence: number;
+  readonly at: number | string | Date;
+}
+
+/** Many {@link admitInput}s of distinct ids. */
+export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[]) {
+  const data = JSON.stringify(
+    rows.map((a) => ({
+      id: a.id,
+      session_id: a.sessionId,
+      kind: a.kind,
+      deliveries: { [a.sequence]: a.delivery },
+      payload: a.payload,
+      seq: a.sequence,
+      admitted_at: iso(a.at),
+    })),
+  );
+  await sql`insert into session_inputs (id, session_id, kind, deliveries, payload,
+      admitted_seq, position, status, admitted_at)
+    select id, session_id, kind, deliveries, payload, seq, seq, 'admitted', admitted_at
+    from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, kind text,
+      deliveries jsonb, payload jsonb, seq bigint, admitted_at timestamptz)
+    on conflict (id) do update set kind = excluded.kind, payload = excluded.payload,
+      admitted_seq = excluded.admitted_seq, position = excluded.position,
+      admitted_at = excluded.admitted_at,
+      deliveries = aw_ledger_deliveries(session_inputs.deliveries || excluded.deliveries,
+        session_inputs.status, session_inputs.status_seq)
+    where session_inputs.admitted_seq is null`.execute(db);
+}
+
+/** A delivery change for {@link changeInputDeliveries}. */
+export interface DeliveryChangeRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly delivery: LedgerDeliveryValue;
+  readonly sequence: number;
+}
+
+/** Many {@link changeInputDelivery}s of distinct ids (facts merged, docs/decisions/0034). */
+export async function changeInputDeliveries(
+  db: Kysely<Database>,
+  rows: readonly DeliveryChangeRow[],
+) {
+  const data = JSON.stringify(
+    rows.map((c) => ({
+      id: c.id,
+      session_id: c.sessionId,
+      deliveries: { [c.sequence]: c.delivery },
+    })),
+  );
+  await sql`insert into session_inputs (id, session_id, deliveries, status)
+    select id, session_id, deliveries, 'admitted'
+    from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, deliveries jsonb)
+    on conflict (id) do update set
+      deliveries = aw_ledger_deliveries(session_inputs.deliveries || excluded.deliveries,
+        session_inputs.status, session_inputs.status_seq)`.execute(db);
+}
+
+/** A close (cancelled, discarded, failed) or a promotion for {@link settleInputs}. */
+export interface SettleRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly status: LedgerCloseStatus | 'promoted';
+  readonly reason: string | null;
+  readonly messageId: string | null;
+  readonly sequence: number | null;
+  readonly at: number | string | Date;
+}
+
+/**
+ * Many {@link closeInput}s / {@link promoteInput}s of distinct ids: only an `admitted` row
+ * moves to its terminal state (R14.2). Returns the ids settled by this call.
+ */
+export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
+  const data = JSON.stringify(
+    rows.map((s) => ({
+      id: s.id,
+      session_id: s.sessionId,
+      status: s.status,
+      status_reason: s.reason,
+      message_id: s.messageId,
+      promoted_seq: s.status === 'promoted' ? s.sequence : null,
+      status_seq: s.sequence,
+      settled_at: iso(s.at),
+    })),
+  );
+  return writtenIds(
+    db,
+    sql<{ id: string }>`insert into session_inputs (id, session_id, status, status_reason,
+        message_id, promoted_seq, status_seq, settled_at)
+      select id, session_id, status, status_reason, message_id, promoted_seq, status_seq,
+        settled_at
+      from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, status text,
+        status_reason text, message_id text, promoted_seq bigint, status_seq bigint,
+        settled_at timestamptz)
+      on conflict (id) do update set status = excluded.status,
+        status_reason = excluded.status_reason, message_id = excluded.message_id,
+        promoted_seq = excluded.promoted_seq, status_seq = excluded.status_seq,
+        settled_at = excluded.settled_at,
+        deliveries = aw_ledger_deliveries(session_inputs.deliveries, excluded.status,
+          excluded.status_seq)
+      where session_inputs.status = 'admitted'
+      returning id`,
+  );
+}
