@@ -10,7 +10,7 @@
  * 4. keeps the services running until Ctrl-C (or exits after the demo with `--demo-only`).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from '@nats-io/transport-node';
@@ -92,6 +92,7 @@ async function startService(service: Service): Promise<number> {
       AW_PREFIX: prefix,
       AW_WORKSPACE_ROOT: workspace,
       HTTP_PORT: '0',
+      AW_TITLE_GENERATION: 'on',
       ...service.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -153,6 +154,9 @@ async function stopAll(): Promise<void> {
 async function main(): Promise<void> {
   mkdirSync(logDir, { recursive: true });
   mkdirSync(workspace, { recursive: true });
+  const readme = path.join(workspace, 'README.md');
+  if (!existsSync(readme))
+    writeFileSync(readme, '# demo workspace\n\nThe agent may read and write here.\n');
   say(`agentwire: NATS ${natsUrl}, Postgres ${new URL(databaseUrl).host}, prefix ${prefix}`);
   await checkServers();
   for (const service of services) {
