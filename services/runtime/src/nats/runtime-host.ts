@@ -1,82 +1,40 @@
-import { purgeTurn } from '@agentwire/bus';
-import type { ModelSelection, Names } from '@agentwire/contracts';
-import { type InputOp, isInputOp } from '@agentwire/contracts';
-import type { TitleGenerationConfig } from '@agentwire/domain';
-import {
-  isEvictable,
-  planResidency,
-  type ResidencyOptions,
-  type ResidentSessionFacts,
-} from '@agentwire/domain';
-import type { ModelProvider } from '@agentwire/model';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
-import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { EventAppender } from '../core/event-appender.ts';
-import { EventWindow } from '../core/event-window.ts';
-import { countUserTurns, historyFromTranscript } from '../core/history-from-transcript.ts';
-import type {
-  IdSource,
-  RuntimeClock,
-  RuntimeLogger,
-  SessionSink,
-  UsageRecorder,
-} from '../core/ports.ts';
-import { discardLeftoverInputs, reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
+import type { InputOp } from '@agentwire/contracts';
+import { isInputOp } from '@agentwire/contracts';
+import { isEvictable, planResidency, type ResidentSessionFacts } from '@agentwire/domain';
+import type { Msg, Subscription } from '@nats-io/transport-node';
 import { RuntimeError } from '../core/runtime-error.ts';
-import { RuntimeSession } from '../core/runtime-session.ts';
-import { SessionEmitter } from '../core/session-emitter.ts';
-import type { TitleGenerator } from '../core/title-job.ts';
+import type { RuntimeSession } from '../core/runtime-session.ts';
+import type { SessionEmitter } from '../core/session-emitter.ts';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
-import { CommandWriter } from './command-writer.ts';
-import { JetStreamPublisher } from './jetstream-publisher.ts';
+import { buildResidentSession, type ResidentParts } from './build-resident-session.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';
-import { EmptyRequest, isRuntimeOp, OpenRequest, type RuntimeOp } from './runtime-protocol.ts';
-import { loadSessionFacts, type SessionLoaderDeps, type StoreDb } from './session-loader.ts';
+import type { RuntimeHostOptions } from './runtime-host-options.ts';
+import {
+  EmptyRequest,
+  type ErrorReply,
+  isRuntimeOp,
+  OpenRequest,
+  type RuntimeOp,
+} from './runtime-protocol.ts';
+import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 
-/** Dependencies and settings of {@link RuntimeHost}. */
-export interface RuntimeHostOptions {
-  readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
-  readonly kv: KV;
-  readonly db: StoreDb;
-  readonly names: Names;
-  readonly instanceId: string;
-  readonly host: string;
-  readonly model: ModelProvider;
-  readonly tools: readonly ToolDefinition[];
-  readonly workspaceRoot: string;
-  readonly clock: RuntimeClock;
-  readonly ids: IdSource;
-  readonly logger: RuntimeLogger;
-  readonly usage: UsageRecorder;
-  readonly leaseTtlMs: number;
-  readonly permissionTimeoutMs: number;
-  readonly confirmTimeoutMs: number;
-  readonly maxPromptBytes: number;
-  /** Residency limits (R11.1, R16.6). */
-  readonly residency: ResidencyOptions;
-  /** Title generation (R9.4-R9.10, flow 4); absent means off (R9.5). */
-  readonly title?: {
-    readonly config: TitleGenerationConfig;
-    readonly generator: TitleGenerator;
-    readonly model?: ModelSelection;
-  };
-  /** Extra subscribers attached to every resident session (R1.2). */
-  readonly sinks?: readonly SessionSink[];
-}
+export type { RuntimeHostOptions } from './runtime-host-options.ts';
 
-interface Resident {
+/** A session resident here, with its owner subscription and usage for residency (R11). */
+interface Resident extends ResidentParts {
   lastUsedAt: number;
   operations: number;
-  readonly session: RuntimeSession;
-  readonly emitter: SessionEmitter;
-  readonly appender: EventAppender;
-  readonly writer: CommandWriter;
   readonly sub: Subscription;
+}
+
+function isKnownOp(op: string): op is RuntimeOp | InputOp {
+  return isRuntimeOp(op) || isInputOp(op);
+}
+
+function unknownOpReply(op: string): ErrorReply {
+  return errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`));
 }
 
 /** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). */
@@ -265,84 +223,16 @@ export class RuntimeHost {
         throw new RuntimeError('session_exists', `session ${sessionId} exists`);
       if (mode === 'op' && !facts.exists)
         throw new RuntimeError('unknown_session', `no session ${sessionId}`, { sessionId });
-      const window = new EventWindow(facts.lastSequence);
-      const publisher = new JetStreamPublisher({
-        ...this.#o,
+      const parts = await buildResidentSession(
+        this.#o,
+        { leases: this.leases, tools: this.#toolMap, tookOverFrom },
         sessionId,
-        fence: facts.fence,
-        leases: this.leases,
-      });
-      const appender = new EventAppender({
-        sessionId,
-        window,
-        publisher,
-        durable: { persistDurable: async () => {} },
-        usage: this.#o.usage,
-        logger: this.#o.logger,
-        lastDurableSequence: facts.lastDurableSequence,
-      });
-      for (const sink of this.#o.sinks ?? []) appender.addSink(sink);
-      const writer = new CommandWriter({
-        ...this.#o,
-        sessionId,
-        confirmTimeoutMs: this.#o.confirmTimeoutMs,
-      });
-      const emitter = new SessionEmitter(sessionId, appender, this.#o.clock, this.#o.ids);
-      if (facts.scan.open !== undefined) {
-        this.#o.logger.warn(
-          { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
-          'reconciling a lost turn',
-        );
-        await reconcileOpenTurn(emitter, writer, this.#o.clock, facts.scan.open);
-      }
-      if (facts.leftoverInputIds.length > 0) {
-        this.#o.logger.warn(
-          { sessionId, inputIds: facts.leftoverInputIds, tookOverFrom },
-          'discarding inputs that never started (session_resumed)',
-        );
-        await discardLeftoverInputs(emitter, this.#o.ids.newTraceId(), facts.leftoverInputIds);
-      }
-      const lastSealed = facts.scan.open?.turnId ?? facts.scan.lastSealedTurnId;
-      const session = new RuntimeSession({
-        ...this.#o,
-        emitter,
-        writer,
-        tools: this.#toolMap,
-        cwd: this.#o.workspaceRoot,
-        root: this.#o.workspaceRoot,
-        maxInputBytes: this.#o.maxPromptBytes,
-        ...(this.#o.title === undefined
-          ? {}
-          : {
-              titleGeneration: this.#o.title.config,
-              titleGenerator: this.#o.title.generator,
-              ...(this.#o.title.model === undefined ? {} : { titleModel: this.#o.title.model }),
-            }),
-        start: {
-          persisted: facts.persisted,
-          title: facts.title,
-          turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
-          history: historyFromTranscript(facts.transcript),
-          ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
-        },
-        evictSealedTurn: async (turnId) => {
-          await purgeTurn(this.#o.jsm, this.#o.names, sessionId, turnId);
-          publisher.fence.forgetTurn(turnId);
-          window.evictTransient(turnId);
-        },
-      });
+        facts,
+      );
       const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
         callback: (_e, m) => void this.#onSessionOp(sessionId, m),
       });
-      const resident: Resident = {
-        lastUsedAt: this.#o.clock.now(),
-        operations: 0,
-        session,
-        emitter,
-        appender,
-        writer,
-        sub,
-      };
+      const resident: Resident = { lastUsedAt: this.#o.clock.now(), operations: 0, ...parts, sub };
       this.#resident.set(sessionId, resident);
       // The owner's subscription must be known to the server before anyone is told to use it.
       await this.#o.nc.flush();
@@ -374,12 +264,8 @@ export class RuntimeHost {
   async #onFallback(m: Msg): Promise<void> {
     const [, , sessionId = '', op = ''] = m.subject.split('.');
     if (this.#resident.has(sessionId) || sessionId === 'instance' || m.reply === undefined) return;
-    if (!isRuntimeOp(op) && !isInputOp(op)) {
-      m.respond(
-        JSON.stringify(
-          errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
-        ),
-      );
+    if (!isKnownOp(op)) {
+      m.respond(JSON.stringify(unknownOpReply(op)));
       return;
     }
     try {
@@ -401,12 +287,8 @@ export class RuntimeHost {
     const r = this.#resident.get(sessionId);
     if (r === undefined) return;
     const op = m.subject.slice(m.subject.lastIndexOf('.') + 1);
-    if (!isRuntimeOp(op) && !isInputOp(op)) {
-      m.respond(
-        JSON.stringify(
-          errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`)),
-        ),
-      );
+    if (!isKnownOp(op)) {
+      m.respond(JSON.stringify(unknownOpReply(op)));
       return;
     }
     await this.#dispatch(sessionId, r, op, m);

@@ -6,8 +6,9 @@ import {
   SubmitRequest,
 } from '@agentwire/contracts';
 import { AppendError } from '../core/append-error.ts';
+import type { Admission } from '../core/input-dispatcher.ts';
 import { RuntimeError, type RuntimeErrorCode } from '../core/runtime-error.ts';
-import type { Admission, RuntimeSession } from '../core/runtime-session.ts';
+import type { RuntimeSession } from '../core/runtime-session.ts';
 import { parseRequest } from './request-body.ts';
 import {
   AnswerPermissionRequest,

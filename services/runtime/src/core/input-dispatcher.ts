@@ -1,0 +1,316 @@
+import type { SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
+import type { ModelMessage } from '@agentwire/model';
+import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
+import { promoteUserInput } from './input-promotion.ts';
+import { InputQueue, type PendingInput } from './input-queue.ts';
+import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
+import { RuntimeError } from './runtime-error.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+import type { TranscriptWriter } from './transcript-writer.ts';
+import type { TurnOutcome } from './turn-runner.ts';
+
+/** A running or finished turn as seen by the caller. */
+export interface TurnTicket {
+  readonly turnId: string;
+  readonly done: Promise<TurnOutcome>;
+}
+
+/** Options of {@link InputDispatcher.submit} (and `RuntimeSession.submit`). */
+export interface SubmitOptions {
+  /** The input's command id (= ledger id, R14.1); generated when absent. */
+  readonly inputId?: string | undefined;
+  /** How to deliver it while a turn runs; `queue` by default. */
+  readonly delivery?: RequestedDelivery | undefined;
+  /** The turn the submitter saw running; another one means `expected_turn_mismatch`. */
+  readonly expectedTurnId?: string | undefined;
+}
+
+/** Where a queued or guided input ended up (R14.3). */
+export type InputSettlement =
+  | { readonly kind: 'started'; readonly turnId: string; readonly done: Promise<TurnOutcome> }
+  | { readonly kind: 'drained'; readonly turnId: string; readonly messageId: string }
+  | { readonly kind: 'discarded'; readonly reason: SteerDiscardReason }
+  | { readonly kind: 'abandoned' };
+
+/** The answer to a submission (R12.4 "accepted", R14.4). */
+export type Admission =
+  | {
+      readonly ok: true;
+      readonly inputId: string;
+      readonly delivery: 'startNow';
+      readonly turnId: string;
+      readonly done: Promise<TurnOutcome>;
+    }
+  | {
+      readonly ok: true;
+      readonly inputId: string;
+      readonly delivery: 'queue' | 'guide';
+      readonly targetTurnId: string | null;
+      readonly queueLength: number;
+      readonly settled: Promise<InputSettlement>;
+    }
+  | { readonly ok: false; readonly inputId: string; readonly reason: SteerRejectReason };
+
+/** The running turn as admission sees it. */
+export interface ActiveTurnView {
+  readonly turnId: string;
+  readonly inputId: string;
+  /** True once it was interrupted: it takes no more guidance. */
+  readonly stopping: boolean;
+}
+
+/** Dependencies of {@link InputDispatcher}. */
+export interface InputDispatcherDeps {
+  readonly emitter: SessionEmitter;
+  readonly writer: TranscriptWriter;
+  readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  readonly logger: RuntimeLogger;
+  /** Inputs larger than this (UTF-8 bytes) are rejected `input_too_large` (R14.4). */
+  readonly maxInputBytes?: number | undefined;
+  /** The conversation: drained guided inputs are appended as user messages. */
+  readonly history: ModelMessage[];
+  /** The running turn, if any. */
+  readonly activeTurn: () => ActiveTurnView | undefined;
+  /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
+  readonly startTurn: (
+    input: string,
+    inputId: string,
+    traceId: string,
+    admitted: boolean,
+  ) => TurnTicket;
+}
+
+/**
+ * A session's input admission and dispatch (R12, R14, docs/decisions/0073): decides each
+ * submission, keeps what waits in one synchronous {@link InputQueue}, and gives every waiting
+ * input its next place (its own turn, the running turn's next step boundary, or a discard)
+ * in the same synchronous slice that takes it out, so it is always in exactly one place
+ * (R14.3).
+ */
+export class InputDispatcher {
+  readonly #d: InputDispatcherDeps;
+  readonly #queue = new InputQueue();
+  readonly #settlers = new Map<string, (s: InputSettlement) => void>();
+
+  constructor(deps: InputDispatcherDeps) {
+    this.#d = deps;
+  }
+
+  /** Number of waiting inputs (queued and guided). */
+  get size(): number {
+    return this.#queue.size;
+  }
+
+  /** Number of waiting inputs that will start their own turn. */
+  get queuedCount(): number {
+    return this.#queue.queuedCount;
+  }
+
+  /** Ids of the waiting inputs, in order. */
+  ids(): string[] {
+    return this.#queue.ids();
+  }
+
+  /**
+   * Admits an input (R12.1, R14): rejected inputs get `turn_steer_rejected`; otherwise it
+   * starts a turn now, or waits (`turn_steer_queued`) for its own turn (`queue`) or for the
+   * running turn's next model step boundary (`guide`).
+   */
+  async submit(input: string, options: SubmitOptions): Promise<Admission> {
+    const inputId = options.inputId ?? this.#d.ids.newId('in');
+    const active = this.#d.activeTurn();
+    if (this.#queue.has(inputId) || active?.inputId === inputId) {
+      throw new RuntimeError('duplicate_input', `input ${inputId} is already pending`, { inputId });
+    }
+    const bytes = new TextEncoder().encode(input).length;
+    const decision = decideAdmission({
+      text: input,
+      bytes,
+      maxBytes: this.#d.maxInputBytes ?? Number.POSITIVE_INFINITY,
+      requestedDelivery: options.delivery,
+      expectedTurnId: options.expectedTurnId,
+      activeTurnId: active?.turnId,
+      activeTurnStopping: active?.stopping ?? false,
+      queuedCount: this.#queue.queuedCount,
+    });
+    const traceId = this.#d.ids.newTraceId();
+    if (!decision.ok) {
+      await this.#d.emitter.emit('turn_steer_rejected', null, traceId, {
+        reason: decision.reason,
+        commandId: inputId,
+        inputPreview: inputPreview(input),
+        inputSize: bytes,
+      });
+      return { ok: false, inputId, reason: decision.reason };
+    }
+    if (decision.delivery === 'startNow') {
+      const ticket = this.#d.startTurn(input, inputId, traceId, false);
+      return { ok: true, inputId, delivery: 'startNow', ...ticket };
+    }
+    const item: PendingInput = {
+      inputId,
+      input,
+      delivery: decision.delivery,
+      targetTurnId: active?.turnId ?? null,
+      traceId,
+    };
+    this.#queue.add(item);
+    const settled = new Promise<InputSettlement>((resolve) => this.#settlers.set(inputId, resolve));
+    const queueLength = this.#queue.size;
+    await this.#emitQueued(item, decision.delivery, queueLength);
+    return {
+      ok: true,
+      inputId,
+      delivery: decision.delivery,
+      targetTurnId: item.targetTurnId,
+      queueLength,
+      settled,
+    };
+  }
+
+  /** Flow 1: an input that starts a turn at once is admitted to the ledger first (R6). */
+  async admitStartNow(input: string, inputId: string, traceId: string): Promise<void> {
+    await this.#emitQueued(
+      { inputId, input, delivery: 'queue', targetTurnId: null, traceId },
+      'startNow',
+      0,
+    );
+  }
+
+  /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
+  async remove(inputId: string): Promise<void> {
+    const item = this.#queue.remove(inputId);
+    if (item === undefined) {
+      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
+    }
+    this.#settle(inputId, { kind: 'discarded', reason: 'user_removed' });
+    await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
+      pendingInputId: inputId,
+      reason: 'user_removed',
+    });
+  }
+
+  /**
+   * Moves the listed waiting inputs to the front, in that order (the others keep theirs),
+   * and emits `turn_steer_reordered` with the whole new order (R14.4). Returns it.
+   */
+  async reorder(orderedInputIds: readonly string[]): Promise<readonly string[]> {
+    const result = this.#queue.reorder(orderedInputIds);
+    if (!result.ok) {
+      throw new RuntimeError('input_not_pending', `input ${result.inputId}: ${result.reason}`, {
+        inputId: result.inputId,
+        reason: result.reason,
+      });
+    }
+    await this.#d.emitter.emit('turn_steer_reordered', null, this.#d.ids.newTraceId(), {
+      orderedPendingInputIds: [...result.order],
+    });
+    return result.order;
+  }
+
+  /**
+   * The running turn's step boundary (R14.3 `guide`): every guided input becomes a user
+   * message of this turn, promoted in the ledger (R7.3), then `turn_steer_drained`.
+   * Returns the last injected message id, if any.
+   */
+  async drainGuided(turnId: string, traceId: string): Promise<string | undefined> {
+    const items = this.#queue.takeGuided();
+    if (items.length === 0) return undefined;
+    const messageIds: string[] = [];
+    for (const item of items) {
+      const messageId = this.#d.ids.newId('msg');
+      await promoteUserInput(this.#d, {
+        turnId,
+        traceId,
+        messageId,
+        input: item.input,
+        inputId: item.inputId,
+      });
+      this.#d.history.push({ role: 'user', content: item.input });
+      messageIds.push(messageId);
+      this.#settle(item.inputId, { kind: 'drained', turnId, messageId });
+    }
+    await this.#d.emitter.emit('turn_steer_drained', turnId, traceId, {
+      pendingInputIds: items.map((i) => i.inputId),
+      injectedMessageIds: messageIds,
+      inputs: items.map((i) => ({ pendingInputId: i.inputId, input: i.input })),
+    });
+    return messageIds.at(-1);
+  }
+
+  /**
+   * After a turn: guided inputs it never reached fall back to the queue when it completed
+   * (`turn_steer_delivery_changed`) or are discarded with it (`turn_cancelled`,
+   * `turn_failed`); then, unless the session is closing, the next queued input starts its
+   * own turn (R14.3).
+   */
+  afterTurn(status: TurnOutcome['status'], closing: boolean): void {
+    const log = (err: unknown) =>
+      this.#d.logger.warn(
+        { err, sessionId: this.#d.emitter.sessionId },
+        'queue bookkeeping event failed',
+      );
+    if (status === 'complete' && !closing) {
+      for (const item of this.#queue.guided()) {
+        item.delivery = 'queue';
+        void this.#d.emitter
+          .emit('turn_steer_delivery_changed', null, item.traceId, {
+            pendingInputId: item.inputId,
+            requestedDelivery: 'guide',
+            admittedDelivery: 'queue',
+            fallbackReasonCode: 'turn_ended',
+          })
+          .catch(log);
+      }
+    } else {
+      const reason = status === 'error' ? 'turn_failed' : 'turn_cancelled';
+      for (const item of this.#queue.takeGuided()) this.#discard(item, reason, log);
+    }
+    if (closing) return;
+    const next = this.#queue.takeNextQueued();
+    if (next === undefined) return;
+    const ticket = this.#d.startTurn(next.input, next.inputId, next.traceId, true);
+    this.#settle(next.inputId, { kind: 'started', ...ticket });
+  }
+
+  /** `close`: discards everything that waits (`turn_cancelled`). */
+  discardAll(): void {
+    const log = (err: unknown) =>
+      this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'discard on close failed');
+    for (const item of this.#queue.takeAll()) this.#discard(item, 'turn_cancelled', log);
+  }
+
+  /** Lease lost or shutdown: waiting inputs stay `admitted` for the next owner (R14.2). */
+  abandonAll(): void {
+    for (const item of this.#queue.takeAll()) this.#settle(item.inputId, { kind: 'abandoned' });
+  }
+
+  #discard(item: PendingInput, reason: SteerDiscardReason, log: (err: unknown) => void): void {
+    this.#settle(item.inputId, { kind: 'discarded', reason });
+    void this.#d.emitter
+      .emit('turn_steer_discarded', null, item.traceId, { pendingInputId: item.inputId, reason })
+      .catch(log);
+  }
+
+  #settle(inputId: string, settlement: InputSettlement): void {
+    this.#settlers.get(inputId)?.(settlement);
+    this.#settlers.delete(inputId);
+  }
+
+  #emitQueued(
+    item: PendingInput,
+    delivery: 'startNow' | 'queue' | 'guide',
+    queueLength: number,
+  ): Promise<unknown> {
+    return this.#d.emitter.emit('turn_steer_queued', null, item.traceId, {
+      pendingInputId: item.inputId,
+      input: item.input,
+      inputPreview: inputPreview(item.input),
+      inputSize: new TextEncoder().encode(item.input).length,
+      delivery,
+      targetTurnId: item.targetTurnId,
+      queueLength,
+    });
+  }
+}

@@ -1,0 +1,107 @@
+import { purgeTurn } from '@agentwire/bus';
+import { EventAppender } from '../core/event-appender.ts';
+import { EventWindow } from '../core/event-window.ts';
+import { countUserTurns, historyFromTranscript } from '../core/history-from-transcript.ts';
+import { discardLeftoverInputs, reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
+import { RuntimeSession } from '../core/runtime-session.ts';
+import { SessionEmitter } from '../core/session-emitter.ts';
+import type { ToolDefinition } from '../tools/tool-definition.ts';
+import { CommandWriter } from './command-writer.ts';
+import { JetStreamPublisher } from './jetstream-publisher.ts';
+import type { LeaseManager } from './lease-manager.ts';
+import type { RuntimeHostOptions } from './runtime-host-options.ts';
+import type { SessionFacts } from './session-loader.ts';
+
+/** The parts of a session made resident: the session and what it writes through. */
+export interface ResidentParts {
+  readonly session: RuntimeSession;
+  readonly emitter: SessionEmitter;
+  readonly appender: EventAppender;
+  readonly writer: CommandWriter;
+}
+
+/** What {@link buildResidentSession} wires besides the host's options. */
+export interface ResidentContext {
+  readonly leases: LeaseManager;
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** The instance the lease was taken over from, for the logs. */
+  readonly tookOverFrom?: string | undefined;
+}
+
+/**
+ * Cold recovery's second half (flow 5, flow 6): from the loaded facts, wires the event
+ * pipeline (window, fenced publisher, appender with the host's sinks, R5), the command
+ * writer and the emitter; closes a lost turn (`turn_error` `runtime_lost`) and discards
+ * leftover inputs (`session_resumed`, R14.2); then builds the {@link RuntimeSession}.
+ */
+export async function buildResidentSession(
+  o: RuntimeHostOptions,
+  ctx: ResidentContext,
+  sessionId: string,
+  facts: SessionFacts,
+): Promise<ResidentParts> {
+  const window = new EventWindow(facts.lastSequence);
+  const publisher = new JetStreamPublisher({
+    ...o,
+    sessionId,
+    fence: facts.fence,
+    leases: ctx.leases,
+  });
+  const appender = new EventAppender({
+    sessionId,
+    window,
+    publisher,
+    durable: { persistDurable: async () => {} },
+    usage: o.usage,
+    logger: o.logger,
+    lastDurableSequence: facts.lastDurableSequence,
+  });
+  for (const sink of o.sinks ?? []) appender.addSink(sink);
+  const writer = new CommandWriter({ ...o, sessionId, confirmTimeoutMs: o.confirmTimeoutMs });
+  const emitter = new SessionEmitter(sessionId, appender, o.clock, o.ids);
+  const { tookOverFrom } = ctx;
+  if (facts.scan.open !== undefined) {
+    o.logger.warn(
+      { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
+      'reconciling a lost turn',
+    );
+    await reconcileOpenTurn(emitter, writer, o.clock, facts.scan.open);
+  }
+  if (facts.leftoverInputIds.length > 0) {
+    o.logger.warn(
+      { sessionId, inputIds: facts.leftoverInputIds, tookOverFrom },
+      'discarding inputs that never started (session_resumed)',
+    );
+    await discardLeftoverInputs(emitter, o.ids.newTraceId(), facts.leftoverInputIds);
+  }
+  const lastSealed = facts.scan.open?.turnId ?? facts.scan.lastSealedTurnId;
+  const session = new RuntimeSession({
+    ...o,
+    emitter,
+    writer,
+    tools: ctx.tools,
+    cwd: o.workspaceRoot,
+    root: o.workspaceRoot,
+    maxInputBytes: o.maxPromptBytes,
+    ...(o.title === undefined
+      ? {}
+      : {
+          titleGeneration: o.title.config,
+          titleGenerator: o.title.generator,
+          ...(o.title.model === undefined ? {} : { titleModel: o.title.model }),
+        }),
+    start: {
+      persisted: facts.persisted,
+      title: facts.title,
+      turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
+      history: historyFromTranscript(facts.transcript),
+      ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
+    },
+    evictSealedTurn: async (turnId) => {
+      await purgeTurn(o.jsm, o.names, sessionId, turnId);
+      publisher.fence.forgetTurn(turnId);
+      window.evictTransient(turnId);
+    },
+  });
+  return { session, emitter, appender, writer };
+}

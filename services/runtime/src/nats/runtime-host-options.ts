@@ -1,0 +1,49 @@
+import type { ModelSelection, Names } from '@agentwire/contracts';
+import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
+import type { ModelProvider } from '@agentwire/model';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type {
+  IdSource,
+  RuntimeClock,
+  RuntimeLogger,
+  SessionSink,
+  UsageRecorder,
+} from '../core/ports.ts';
+import type { TitleGenerator } from '../core/title-job.ts';
+import type { ToolDefinition } from '../tools/tool-definition.ts';
+import type { StoreDb } from './session-loader.ts';
+
+/** Dependencies and settings of `RuntimeHost`. */
+export interface RuntimeHostOptions {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly kv: KV;
+  readonly db: StoreDb;
+  readonly names: Names;
+  readonly instanceId: string;
+  readonly host: string;
+  readonly model: ModelProvider;
+  readonly tools: readonly ToolDefinition[];
+  readonly workspaceRoot: string;
+  readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  readonly logger: RuntimeLogger;
+  readonly usage: UsageRecorder;
+  readonly leaseTtlMs: number;
+  readonly permissionTimeoutMs: number;
+  readonly confirmTimeoutMs: number;
+  readonly maxPromptBytes: number;
+  /** Residency limits (R11.1, R16.6). */
+  readonly residency: ResidencyOptions;
+  /** Title generation (R9.4-R9.10, flow 4); absent means off (R9.5). */
+  readonly title?: {
+    readonly config: TitleGenerationConfig;
+    readonly generator: TitleGenerator;
+    readonly model?: ModelSelection;
+  };
+  /** Extra subscribers attached to every resident session (R1.2). */
+  readonly sinks?: readonly SessionSink[];
+}
