@@ -14,11 +14,20 @@ export const OpenRequest = z.strictObject({ sessionId: SessionId.optional() });
 /** `aw.rt.open` request. */
 export type OpenRequest = z.infer<typeof OpenRequest>;
 
-/** `aw.rt.<sid>.prompt`: start a turn; with `wait` the reply comes when the turn ends. */
+/**
+ * `aw.rt.<sid>.prompt`: submit an input (R12, R14). Nothing running: it starts a turn. While
+ * a turn runs, `delivery` says where it goes: `queue` (the default) starts its own turn
+ * after the running one, `guide` is inlined into the running turn at its next model step
+ * boundary. `expectedTurnId` is the turn the submitter saw running (another one is
+ * `expected_turn_mismatch`). With `wait` the reply comes when the input's turn ended (or it
+ * was drained or discarded).
+ */
 export const PromptRequest = z.strictObject({
   text: z.string(),
   inputId: z.string().min(1).optional(),
   wait: z.boolean().optional(),
+  delivery: z.enum(['queue', 'guide']).optional(),
+  expectedTurnId: z.string().min(1).optional(),
 });
 /** `prompt` request. */
 export type PromptRequest = z.infer<typeof PromptRequest>;
@@ -60,9 +69,20 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
 }
 
 /**
- * Stable codes of the runtime's error replies. `lease_conflict`: another live instance
- * owns the session (R13.1); `session_broken`: an append failed and the session left
- * residency; `internal`: anything unclassified.
+ * Every code the runtime answers `{ ok: false, error }` with, so a frontend can switch on
+ * it exhaustively:
+ * - request: `invalid_request` (the body failed its schema), `unknown_op`;
+ * - session: `unknown_session` (no trace anywhere, R13.2), `session_exists` (`create` of a
+ *   known id), `lease_conflict` (another live instance owns it, R13.1; detail `owner`),
+ *   `session_closed`, `session_broken` (an append failed; the session left residency and
+ *   the next operation cold-recovers it);
+ * - turns: `turn_in_progress`, `no_active_turn` (`interrupt` with nothing running);
+ * - inputs (R14.4): `empty_input`, `prompt_too_large` (R14.4 `input_too_large`; detail
+ *   `limit`), `expected_turn_mismatch`, `turn_not_steerable` (`guide` into a turn being
+ *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs` of an input not
+ *   waiting), `duplicate_input` (an `inputId` already waiting or running);
+ * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
+ * - `internal`: anything unclassified.
  */
 export const RuntimeErrorCode = z.enum([
   'invalid_request',
@@ -70,21 +90,29 @@ export const RuntimeErrorCode = z.enum([
   'unknown_session',
   'session_exists',
   'lease_conflict',
-  'turn_in_progress',
-  'no_active_turn',
-  'unknown_permission_request',
-  'prompt_too_large',
-  'empty_input',
   'session_closed',
   'session_broken',
+  'turn_in_progress',
+  'no_active_turn',
+  'empty_input',
+  'prompt_too_large',
+  'expected_turn_mismatch',
+  'turn_not_steerable',
+  'input_not_pending',
+  'duplicate_input',
+  'unknown_permission_request',
   'internal',
 ]);
 /** A runtime error code. */
 export type RuntimeErrorCode = z.infer<typeof RuntimeErrorCode>;
 
-/** The body of a typed error reply. The code is kept open so a newer runtime can add codes. */
+/**
+ * The body of a typed error reply. The code is one of {@link RuntimeErrorCode}: a reply
+ * with any other code fails this schema (a client reports it as an invalid reply), so a
+ * runtime adding a code must add it here first (docs/decisions/0090).
+ */
 export const RuntimeErrorBody = z.object({
-  code: z.string(),
+  code: RuntimeErrorCode,
   message: z.string(),
   detail: z.record(z.string(), z.unknown()).optional(),
 });
@@ -117,7 +145,7 @@ export const CreateReply = z.object({
 export type CreateReply = z.infer<typeof CreateReply>;
 
 /**
- * Reply of `prompt`: at once with the new turn's id, or with `wait` once the turn ended
+ * Reply of a `prompt` that started a turn: at once with the new turn's id, or with `wait` once the turn ended
  * (`status`, `response`, `error` on failure).
  */
 export const PromptReply = z.object({
@@ -165,19 +193,6 @@ export const ProjectionGetReply = z.discriminatedUnion('ok', [
 ]);
 /** Reply of `aw.projection.get`. */
 export type ProjectionGetReply = z.infer<typeof ProjectionGetReply>;
-
-/**
- * `aw.rt.<sid>.prompt` as the runtime parses it (R12, R14): `PromptRequest` plus how to
- * deliver the input while a turn runs (`queue`, the default, starts its own turn after the
- * running one; `guide` is inlined into the running turn at its next model step boundary)
- * and the turn the submitter saw running (another one is `expected_turn_mismatch`).
- */
-export const SubmitRequest = PromptRequest.extend({
-  delivery: z.enum(['queue', 'guide']).optional(),
-  expectedTurnId: z.string().min(1).optional(),
-});
-/** `prompt` request with delivery options. */
-export type SubmitRequest = z.infer<typeof SubmitRequest>;
 
 /**
  * Reply of a `prompt` that did not start a turn at once: the input waits (`queue`) or will

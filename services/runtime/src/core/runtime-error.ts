@@ -1,22 +1,10 @@
-/** Stable codes of the runtime's typed errors (answered on `aw.rt.*` as `{ ok: false, error }`). */
-export type RuntimeErrorCode =
-  | 'invalid_request'
-  | 'unknown_op'
-  | 'unknown_session'
-  | 'session_exists'
-  | 'lease_conflict'
-  | 'turn_in_progress'
-  | 'no_active_turn'
-  | 'unknown_permission_request'
-  | 'prompt_too_large'
-  | 'empty_input'
-  | 'expected_turn_mismatch'
-  | 'turn_not_steerable'
-  | 'input_not_pending'
-  | 'duplicate_input'
-  | 'session_closed'
-  | 'session_broken'
-  | 'internal';
+import type { RuntimeErrorCode } from '@agentwire/contracts';
+
+/**
+ * Stable codes of the runtime's typed errors (answered on `aw.rt.*` as `{ ok: false, error }`):
+ * the contracts' `RuntimeErrorCode`, the one list frontends switch on.
+ */
+export type { RuntimeErrorCode };
 
 /** A failure the caller of an operation should see, with a stable code (STYLE.md). */
 export class RuntimeError extends Error {

@@ -1,9 +1,9 @@
 import {
   type InputOp,
+  PromptRequest,
   RemoveInputRequest,
   ReorderInputsRequest,
   type SteerRejectReason,
-  SubmitRequest,
 } from '@agentwire/contracts';
 import { AppendError } from '../core/append-error.ts';
 import type { Admission } from '../core/input-dispatcher.ts';
@@ -45,7 +45,7 @@ export async function runSessionOp(
         sessionId: session.sessionId,
       });
     case 'prompt': {
-      const req = parseRequest(SubmitRequest, data);
+      const req = parseRequest(PromptRequest, data);
       const admission = await session.submit(req.text, {
         inputId: req.inputId,
         delivery: req.delivery,
