@@ -6,6 +6,9 @@ import {
   changeInputDeliveries,
   type DeliveryChangeRow,
   type EntryRow,
+  foldedRounds,
+  foldMessageWrite,
+  foldPartWrite,
   insertEntries,
   rounds,
   type SettleRow,
@@ -136,7 +139,9 @@ export async function applyDurableEvents(
   for (const round of rounds(rows.admits, byId)) await admitInputs(trx, round);
   for (const round of rounds(rows.changes, byId)) await changeInputDeliveries(trx, round);
   for (const round of rounds(rows.closes, byId)) await settleInputs(trx, round);
-  for (const round of rounds(rows.messages, byId)) await upsertMessages(trx, round);
-  for (const round of rounds(rows.parts, byId)) await upsertParts(trx, round);
+  for (const round of foldedRounds(rows.messages, byId, foldMessageWrite)) {
+    await upsertMessages(trx, round);
+  }
+  for (const round of foldedRounds(rows.parts, byId, foldPartWrite)) await upsertParts(trx, round);
   await advanceLastSequences(trx, rows.marks);
 }

@@ -1,6 +1,14 @@
 import type { PersistenceCommandOf, PersistenceOutcome } from '@agentwire/contracts';
 import { type Kysely, sql } from 'kysely';
-import { rounds, settleInputs, upsertMessages, upsertParts } from './batch-writes.ts';
+import {
+  foldedRounds,
+  foldMessageWrite,
+  foldPartWrite,
+  rounds,
+  settleInputs,
+  upsertMessages,
+  upsertParts,
+} from './batch-writes.ts';
 import type { LedgerStatusValue } from './ledger-repository.ts';
 import type { MessageInput, PartInput } from './messages-repository.ts';
 import { messageInput, partInput } from './persistence-commands.ts';
@@ -73,23 +81,40 @@ export async function applyMessageCommands(
   const results: (MessageCommandResult | undefined)[] = commands.map(() => undefined);
   const promoted = await promote(trx, commands, results);
   const planned = commands.map((c, i) => (results[i] === undefined ? plan(c) : { parts: [] }));
-  const messageWrites = planned.flatMap((p, i) => (p.message ? [{ i, row: p.message }] : []));
-  const partWrites = planned.flatMap((p, i) => p.parts.map((row) => ({ i, row })));
+  const messageWrites = planned.flatMap((p, i) =>
+    p.message ? [{ i, row: p.message, absorbed: [] as number[] }] : [],
+  );
+  const partWrites = planned.flatMap((p, i) =>
+    p.parts.map((row) => ({ i, row, absorbed: [] as number[] })),
+  );
   const applied = new Set<number>();
-  for (const round of rounds(messageWrites, (w) => w.row.id)) {
+  const messageRounds = foldedRounds(
+    messageWrites,
+    (w) => w.row.id,
+    (k, n) => absorb(k, n, foldMessageWrite(k.row, n.row)),
+  );
+  for (const round of messageRounds) {
     const ids = await upsertMessages(
       trx,
       round.map((w) => w.row),
     );
-    for (const w of round) if (ids.has(w.row.id)) applied.add(w.i);
+    for (const w of round)
+      if (ids.has(w.row.id)) for (const i of [w.i, ...w.absorbed]) applied.add(i);
   }
   const partApplied = new Set<number>();
-  for (const round of rounds(partWrites, (w) => w.row.id)) {
+  const partRounds = foldedRounds(
+    partWrites,
+    (w) => w.row.id,
+    (k, n) => absorb(k, n, foldPartWrite(k.row, n.row)),
+  );
+  for (const round of partRounds) {
     const ids = await upsertParts(
       trx,
       round.map((w) => w.row),
     );
-    for (const w of round) if (ids.has(w.row.id)) partApplied.add(w.i);
+    for (const w of round) {
+      if (ids.has(w.row.id)) for (const i of [w.i, ...w.absorbed]) partApplied.add(i);
+    }
   }
   const unsettled = commands.flatMap((c, i) =>
     results[i] === undefined && c.kind !== 'save_user_message' && !applied.has(i) ? [i] : [],
@@ -113,6 +138,23 @@ export async function applyMessageCommands(
       (p.message !== undefined || s.status === ((write as PartInput).status ?? null));
     return { outcome: same ? 'duplicate' : 'stale' };
   });
+}
+
+/** A write carrying the commands whose writes were folded into it. */
+interface Write<R> {
+  readonly i: number;
+  readonly row: R;
+  readonly absorbed: number[];
+}
+
+/**
+ * The folded write of `kept` then `next` given the row `fold` kept (or `undefined`): the
+ * winner absorbs the other command, which counts as applied when the winner is written.
+ */
+function absorb<R>(kept: Write<R>, next: Write<R>, row: R | undefined): Write<R> | undefined {
+  if (row === undefined) return undefined;
+  const [winner, loser] = row === next.row ? [next, kept] : [kept, next];
+  return { ...winner, absorbed: [...kept.absorbed, ...next.absorbed, loser.i] };
 }
 
 /**

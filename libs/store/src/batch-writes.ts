@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerCloseStatus, LedgerDeliveryValue } from './ledger-repository.ts';
+import { closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { MessageInput, PartInput, ToolStatusValue } from './messages-repository.ts';
 import type { Database } from './schema.ts';
 import { toDate } from './transaction.ts';
@@ -15,17 +16,71 @@ import { toDate } from './transaction.ts';
 
 /** Splits `items` into rounds in which each key occurs once, keeping their order. */
 export function rounds<T>(items: readonly T[], key: (item: T) => string): T[][] {
-  const out: T[][] = [];
-  const seen = new Map<string, number>();
+  return foldedRounds(items, key, () => undefined);
+}
+
+/**
+ * Like {@link rounds}, but first folds consecutive writes of one key where applying `kept`
+ * then `next` is provably the same as applying one of them: `fold` returns that one, or
+ * `undefined` when both must be applied (the next one goes to a later round). Each round
+ * is sorted by key.
+ */
+export function foldedRounds<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  fold: (kept: T, next: T) => T | undefined,
+): T[][] {
+  const chains = new Map<string, T[]>();
   for (const item of items) {
     const k = key(item);
-    const n = seen.get(k) ?? 0;
-    seen.set(k, n + 1);
-    const round = out[n];
-    if (round === undefined) out.push([item]);
-    else round.push(item);
+    const chain = chains.get(k);
+    if (chain === undefined) {
+      chains.set(k, [item]);
+      continue;
+    }
+    const last = chain.length - 1;
+    const merged = fold(chain[last] as T, item);
+    if (merged === undefined) chain.push(item);
+    else chain[last] = merged;
+  }
+  const out: T[][] = [];
+  // Each round in key order, so that concurrent writers lock rows in one order.
+  const ordered = [...chains].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [, chain] of ordered) {
+    for (const [n, item] of chain.entries()) {
+      const round = out[n];
+      if (round === undefined) out.push([item]);
+      else round.push(item);
+    }
   }
   return out;
+}
+
+/**
+ * The message write equal to `kept` then `next` (the version rule is a total order, first
+ * wins on ties): always one of them.
+ */
+export function foldMessageWrite<T extends { readonly version: number }>(kept: T, next: T): T {
+  return next.version > kept.version ? next : kept;
+}
+
+/**
+ * The part write equal to `kept` then `next` under the part rule ((status rank, version)
+ * grows; a terminal status never changes), or `undefined` when none is: only when `kept` is
+ * terminal and `next` has the other terminal status. A non-terminal write followed by a
+ * greater one, or a terminal one by a greater one of the same status, is replaced by it;
+ * a write followed by one that is not greater (and not the other terminal) drops the latter.
+ */
+export function foldPartWrite<T extends Pick<PartInput, 'status' | 'version'>>(
+  kept: T,
+  next: T,
+): T | undefined {
+  const rank = (p: T) => (p.status === undefined ? 0 : STATUS_RANK[p.status]);
+  const keptTerminal = rank(kept) === 2;
+  if (keptTerminal && next.status !== kept.status) return undefined;
+  const greater =
+    rank(next) > rank(kept) || (rank(next) === rank(kept) && next.version > kept.version);
+  return greater ? next : kept;
 }
 
 const STATUS_RANK: Readonly<Record<ToolStatusValue, number>> = {
@@ -146,12 +201,19 @@ export async function advanceLastSequences(
   marks: ReadonlyMap<string, number>,
 ): Promise<void> {
   if (marks.size === 0) return;
-  const data = JSON.stringify([...marks].map(([id, seq]) => ({ id, seq })));
+  // Sorted, so that every writer locks session rows in one order (no deadlock).
+  const sorted = [...marks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const data = JSON.stringify(sorted.map(([id, seq]) => ({ id, seq })));
   await sql`insert into sessions (id, last_sequence)
     select id, seq from jsonb_to_recordset(${data}::jsonb) as r(id text, seq bigint)
     on conflict (id) do update set last_sequence = excluded.last_sequence
     where sessions.last_sequence < excluded.last_sequence`.execute(db);
 }
+
+const assignments = (set: Record<string, RawBuilder<unknown>>) =>
+  sql.join(Object.entries(set).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+const MERGE_DELIVERY = assignments(mergeDeliverySet);
+const CLOSE_DELIVERY = assignments(closeDeliverySet);
 
 /** An admission (`turn_steer_queued`) for {@link admitInputs}. */
 export interface AdmitRow {
@@ -171,22 +233,22 @@ export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[
       id: a.id,
       session_id: a.sessionId,
       kind: a.kind,
+      delivery: a.delivery,
       deliveries: { [a.sequence]: a.delivery },
       payload: a.payload,
       seq: a.sequence,
       admitted_at: iso(a.at),
     })),
   );
-  await sql`insert into session_inputs (id, session_id, kind, deliveries, payload,
-      admitted_seq, position, status, admitted_at)
-    select id, session_id, kind, deliveries, payload, seq, seq, 'admitted', admitted_at
+  await sql`insert into session_inputs (id, session_id, kind, delivery, delivery_seq,
+      deliveries, payload, admitted_seq, position, status, admitted_at)
+    select id, session_id, kind, delivery, seq, deliveries, payload, seq, seq, 'admitted',
+      admitted_at
     from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, kind text,
-      deliveries jsonb, payload jsonb, seq bigint, admitted_at timestamptz)
+      delivery text, deliveries jsonb, payload jsonb, seq bigint, admitted_at timestamptz)
     on conflict (id) do update set kind = excluded.kind, payload = excluded.payload,
       admitted_seq = excluded.admitted_seq, position = excluded.position,
-      admitted_at = excluded.admitted_at,
-      deliveries = aw_ledger_deliveries(session_inputs.deliveries || excluded.deliveries,
-        session_inputs.status, session_inputs.status_seq)
+      admitted_at = excluded.admitted_at, ${MERGE_DELIVERY}
     where session_inputs.admitted_seq is null`.execute(db);
 }
 
@@ -207,15 +269,17 @@ export async function changeInputDeliveries(
     rows.map((c) => ({
       id: c.id,
       session_id: c.sessionId,
+      delivery: c.delivery,
+      seq: c.sequence,
       deliveries: { [c.sequence]: c.delivery },
     })),
   );
-  await sql`insert into session_inputs (id, session_id, deliveries, status)
-    select id, session_id, deliveries, 'admitted'
-    from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, deliveries jsonb)
-    on conflict (id) do update set
-      deliveries = aw_ledger_deliveries(session_inputs.deliveries || excluded.deliveries,
-        session_inputs.status, session_inputs.status_seq)`.execute(db);
+  await sql`insert into session_inputs (id, session_id, delivery, delivery_seq, deliveries,
+      status)
+    select id, session_id, delivery, seq, deliveries, 'admitted'
+    from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, delivery text,
+      seq bigint, deliveries jsonb)
+    on conflict (id) do update set ${MERGE_DELIVERY}`.execute(db);
 }
 
 /** A close (cancelled, discarded, failed) or a promotion for {@link settleInputs}. */
@@ -258,9 +322,7 @@ export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
       on conflict (id) do update set status = excluded.status,
         status_reason = excluded.status_reason, message_id = excluded.message_id,
         promoted_seq = excluded.promoted_seq, status_seq = excluded.status_seq,
-        settled_at = excluded.settled_at,
-        deliveries = aw_ledger_deliveries(session_inputs.deliveries, excluded.status,
-          excluded.status_seq)
+        settled_at = excluded.settled_at, ${CLOSE_DELIVERY}
       where session_inputs.status = 'admitted'
       returning id`,
   );

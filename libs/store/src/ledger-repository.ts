@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { Database, SessionInputRow } from './schema.ts';
 import { inTransaction, json, toDate, withStoreError } from './transaction.ts';
 
@@ -14,14 +15,6 @@ export type LedgerCloseStatus = 'cancelled' | 'discarded' | 'failed';
  * first creates the row, later ones fill in their own columns. A row whose
  * `admitted_seq` is null has not seen its admission yet and is not listed.
  */
-
-/** The upsert's new `deliveries`: stored facts plus the write's, pruned by the row's status. */
-const mergedDeliveries = sql<string>`aw_ledger_deliveries(
-  session_inputs.deliveries || excluded.deliveries, session_inputs.status, session_inputs.status_seq)`;
-
-/** The upsert's `deliveries` when it closes the row: only the fact in force at the close. */
-const closedDeliveries = sql<string>`aw_ledger_deliveries(
-  session_inputs.deliveries, excluded.status, excluded.status_seq)`;
 
 /** Input of {@link admitInput}: `turn_steer_queued` (R6, R14.1). */
 export interface AdmitInputArgs {
@@ -49,6 +42,8 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
         id: args.id,
         session_id: args.sessionId,
         kind: args.kind,
+        delivery: args.delivery,
+        delivery_seq: args.sequence,
         deliveries: json({ [args.sequence]: args.delivery }),
         payload: json(args.payload),
         admitted_seq: args.sequence,
@@ -65,7 +60,7 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
             admitted_seq: (eb) => eb.ref('excluded.admitted_seq'),
             position: (eb) => eb.ref('excluded.position'),
             admitted_at: (eb) => eb.ref('excluded.admitted_at'),
-            deliveries: mergedDeliveries,
+            ...mergeDeliverySet,
           })
           .where('session_inputs.admitted_seq', 'is', null),
       )
@@ -99,10 +94,12 @@ export async function changeInputDelivery(
       .values({
         id: args.id,
         session_id: args.sessionId,
+        delivery: args.delivery,
+        delivery_seq: args.sequence,
         deliveries: json({ [args.sequence]: args.delivery }),
         status: 'admitted',
       })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ deliveries: mergedDeliveries }))
+      .onConflict((oc) => oc.column('id').doUpdateSet(mergeDeliverySet))
       .execute(),
   );
 }
@@ -146,7 +143,7 @@ export async function closeInput(
             status_reason: (eb) => eb.ref('excluded.status_reason'),
             status_seq: (eb) => eb.ref('excluded.status_seq'),
             settled_at: (eb) => eb.ref('excluded.settled_at'),
-            deliveries: closedDeliveries,
+            ...closeDeliverySet,
           })
           .where('session_inputs.status', '=', 'admitted'),
       )
@@ -207,7 +204,7 @@ export async function promoteInput(
           promoted_seq: (eb) => eb.ref('excluded.promoted_seq'),
           status_seq: (eb) => eb.ref('excluded.status_seq'),
           settled_at: (eb) => eb.ref('excluded.settled_at'),
-          deliveries: closedDeliveries,
+          ...closeDeliverySet,
         })
         .where('session_inputs.status', '=', 'admitted'),
     )
@@ -277,7 +274,8 @@ export async function discardAdmittedInputs(
         status: 'discarded',
         status_reason: args.reason,
         settled_at: toDate(args.at),
-        deliveries: sql`aw_ledger_deliveries(deliveries, 'discarded', status_seq)`,
+        deliveries: sql`case when delivery_seq is null then '{}'::jsonb
+          else jsonb_build_object(delivery_seq::text, delivery) end`,
       })
       .where('session_id', '=', sessionId)
       .where('status', '=', 'admitted')

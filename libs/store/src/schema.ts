@@ -116,10 +116,10 @@ export interface SessionInputsTable {
    * terminal (`aw_ledger_deliveries`, docs/decisions/0034).
    */
   deliveries: ColumnType<Record<string, string>, string | undefined, string>;
-  /** `startNow` | `guide` | `queue`: generated, the newest entry of `deliveries`. */
-  delivery: ColumnType<string | null, never, never>;
-  /** Generated: the sequence of the newest entry of `deliveries`. */
-  delivery_seq: ColumnType<number | null, never, never>;
+  /** `startNow` | `guide` | `queue`: the newest entry of `deliveries` (`ledger-sql.ts`). */
+  delivery: string | null;
+  /** The sequence of the newest entry of `deliveries`. */
+  delivery_seq: NullableBigInt;
   payload: NullableJson;
   admitted_seq: NullableBigInt;
   /** Ordering position in the queue; the admission sequence unless reordered. */

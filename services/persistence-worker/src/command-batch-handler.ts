@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import { applyCommand, messageConfirmation } from './apply-command.ts';
 import type { BatchHandler } from './batch-consumer.ts';
 import { decodeCommandMessage } from './decode-command-message.ts';
-import { lockSessions } from './lock-sessions.ts';
+import { inputLockKey, lockKeys } from './lock-keys.ts';
 
 /** What the commands handler needs. */
 export interface CommandBatchHandlerOptions {
@@ -50,9 +50,13 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
     }),
     applyAll: async (items) => {
       await inTransaction(options.db, `apply ${items.length} command(s)`, async (trx) => {
-        await lockSessions(
+        await lockKeys(
           trx,
-          items.map((i) => i.command.sessionId),
+          items.flatMap(({ command: c }) =>
+            c.kind === 'save_user_message' && c.promoteInputId !== undefined
+              ? [inputLockKey(c.promoteInputId)]
+              : [],
+          ),
         );
         const confirmations = await commandBatchApply(
           trx,
@@ -78,10 +82,11 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
 
 /**
  * Applies a batch of commands inside the caller's transaction and returns one confirmation
- * per command, in order: the session commands (`ensure_session`, `update_title`) one by one
- * in stream order, the message commands set-based with the store's `applyMessageCommands`
- * (docs/decisions/0035). The two groups touch disjoint tables, so the result is that of
- * applying every command alone in stream order.
+ * per command, in order: the message commands set-based with the store's
+ * `applyMessageCommands` (docs/decisions/0035), then the session commands (`ensure_session`,
+ * `update_title`) one by one, sorted by session and in stream order within a session, so
+ * that session rows are locked last and in one order (`lockKeys`). The two groups touch
+ * disjoint tables, so the result is that of applying every command alone in stream order.
  */
 export async function commandBatchApply(
   trx: Kysely<Database>,
@@ -89,9 +94,10 @@ export async function commandBatchApply(
 ): Promise<PersistenceConfirmation[]> {
   const confirmations: PersistenceConfirmation[] = new Array(commands.length);
   const batch: { index: number; command: MessageCommand }[] = [];
+  const sessionCommands: { index: number; command: PersistenceCommand }[] = [];
   for (const [index, command] of commands.entries()) {
     if (isMessageCommand(command)) batch.push({ index, command });
-    else confirmations[index] = await applyCommand(trx, command);
+    else sessionCommands.push({ index, command });
   }
   const results = await applyMessageCommands(
     trx,
@@ -101,6 +107,16 @@ export async function commandBatchApply(
     const result = results[i];
     if (result === undefined) throw new Error('applyMessageCommands returned too few results');
     confirmations[index] = messageConfirmation(command, result);
+  }
+  sessionCommands.sort((a, b) =>
+    a.command.sessionId === b.command.sessionId
+      ? a.index - b.index
+      : a.command.sessionId < b.command.sessionId
+        ? -1
+        : 1,
+  );
+  for (const { index, command } of sessionCommands) {
+    confirmations[index] = await applyCommand(trx, command);
   }
   return confirmations;
 }

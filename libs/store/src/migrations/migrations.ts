@@ -1,6 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely/migration';
 import { initialMigration } from './0001-initial.ts';
 import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
+import { ledgerDeliveryColumnsMigration } from './0003-ledger-delivery-columns.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -9,6 +10,7 @@ import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initialMigration,
   '0002-ledger-delivery-facts': ledgerDeliveryFactsMigration,
+  '0003-ledger-delivery-columns': ledgerDeliveryColumnsMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */
