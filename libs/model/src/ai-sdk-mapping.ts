@@ -13,6 +13,7 @@ import type {
   ModelFailure,
   ModelFinishReason,
   ModelMessage,
+  ModelReasoningEffort,
   ModelStreamPart,
   ModelToolSpec,
   ModelUsage,
@@ -84,6 +85,24 @@ export function fromSdkUsage(usage: LanguageModelUsage): ModelUsage {
   put('cacheWriteTokens', usage.inputTokenDetails?.cacheWriteTokens);
   put('reasoningTokens', usage.outputTokenDetails?.reasoningTokens);
   return out;
+}
+
+/** The AI SDK's `reasoning` call option (sent as `reasoning_effort` by OpenAI-compatible providers). */
+export type SdkReasoning = 'minimal' | 'low' | 'medium' | 'high';
+
+const SDK_REASONING: { readonly [E in ModelReasoningEffort]: SdkReasoning } = {
+  lowest: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+};
+
+/**
+ * Maps the port's reasoning effort to the AI SDK's provider-neutral `reasoning` option;
+ * `lowest` is `minimal`, the lowest effort reasoning models accept (R9.6).
+ */
+export function toSdkReasoning(effort: ModelReasoningEffort): SdkReasoning {
+  return SDK_REASONING[effort];
 }
 
 /** Maps the AI SDK finish reason; `interrupted` is reported as `other`. */

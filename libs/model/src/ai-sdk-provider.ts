@@ -4,6 +4,7 @@ import {
   classifyModelError,
   fromSdkStreamPart,
   toSdkMessages,
+  toSdkReasoning,
   toSdkTools,
 } from './ai-sdk-mapping.ts';
 import { ModelConfigError } from './model-error.ts';
@@ -20,7 +21,9 @@ export interface AiSdkProviderOptions {
 /**
  * Adapts an AI SDK language model to the port: one `streamText` call per step, tools
  * declared without `execute` so the step ends at its tool calls and the runtime runs them,
- * no SDK retries (the runtime decides), errors classified into `error` parts.
+ * no SDK retries (the runtime decides), errors classified into `error` parts. A request's
+ * `reasoningEffort` becomes the SDK's `reasoning` call option (`reasoning_effort` on
+ * OpenAI-compatible endpoints; docs/decisions/0080).
  */
 export function createAiSdkProvider(options: AiSdkProviderOptions): ModelProvider {
   return {
@@ -38,6 +41,9 @@ export function createAiSdkProvider(options: AiSdkProviderOptions): ModelProvide
           ...(signal === undefined ? {} : { abortSignal: signal }),
           ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
           ...(request.maxTokens === undefined ? {} : { maxOutputTokens: request.maxTokens }),
+          ...(request.reasoningEffort === undefined
+            ? {}
+            : { reasoning: toSdkReasoning(request.reasoningEffort) }),
           onError: () => {},
         });
         for await (const sdkPart of result.fullStream) {

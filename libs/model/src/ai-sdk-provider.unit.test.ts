@@ -141,4 +141,17 @@ describe('AI SDK adapter', () => {
       retryable: false,
     });
   });
+
+  it('sends a reasoning effort as the SDK reasoning option, and none when absent (R9.6)', async () => {
+    const stop = { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage } as const;
+    const model = new MockLanguageModelV4({
+      doStream: async () => ({ stream: convertArrayToReadableStream([stop]) }),
+    });
+    const provider = createAiSdkProvider({ model, providerId: 'p', modelId: 'm' });
+    const messages = [{ role: 'user', content: 'name this' }] as const;
+    await collect(provider.stream({ messages, tools: [], reasoningEffort: 'lowest' }));
+    await collect(provider.stream({ messages, tools: [], reasoningEffort: 'high' }));
+    await collect(provider.stream({ messages, tools: [] }));
+    expect(model.doStreamCalls.map((c) => c.reasoning)).toEqual(['minimal', 'high', undefined]);
+  });
 });

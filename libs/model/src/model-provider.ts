@@ -35,12 +35,20 @@ export interface ModelToolSpec {
   readonly inputSchema: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * How much a reasoning model should think before answering. `lowest` is the least the
+ * provider accepts while still answering (title requests ask for it, R9.6).
+ */
+export type ModelReasoningEffort = 'lowest' | 'low' | 'medium' | 'high';
+
 /** One model step's request. */
 export interface ModelRequest {
   readonly messages: readonly ModelMessage[];
   readonly tools: readonly ModelToolSpec[];
   readonly temperature?: number;
   readonly maxTokens?: number;
+  /** Absent: the provider's default effort. */
+  readonly reasoningEffort?: ModelReasoningEffort;
 }
 
 /** Token usage in the shape of R16.1 (input tokens include cache reads and writes). */

@@ -5,9 +5,8 @@ import type { ModelRequest } from '@agentwire/model';
 export const TITLE_REASONING_EFFORT = 'lowest';
 
 /**
- * A title model request: the port's request plus the reasoning effort R9.6 asks for. The
- * port (`@agentwire/model`'s `ModelRequest`) has no reasoning-effort field yet, so the
- * providers do not forward it (docs/decisions/0080).
+ * A title model request: the port's request with the reasoning effort R9.6 asks for always
+ * set; the AI SDK adapter sends it as the SDK's `reasoning` option (docs/decisions/0080).
  */
 export interface TitleModelRequest extends ModelRequest {
   readonly reasoningEffort: typeof TITLE_REASONING_EFFORT;
