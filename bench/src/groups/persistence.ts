@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type BusConnection, connectBus, deadLetterStream, provision } from '@agentwire/bus';
-import { isDurableEventType, names } from '@agentwire/contracts';
+import { HEADERS, isDurableEventType, names } from '@agentwire/contracts';
 import {
   createScratchDatabase,
   dropScratchDatabase,
@@ -23,7 +23,7 @@ import type { BenchGroup } from '../group.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const COMMIT_ITEMS = 8_000;
+const COMMIT_ITEMS = 20_000;
 const LAG_RATE_PER_S = 2_000;
 const LAG_SECONDS = 5;
 const FILLER = 200;
@@ -89,7 +89,11 @@ function configFor(databaseUrl: string, prefix: string): WorkerConfig {
   return WorkerConfig.parse({ DATABASE_URL: databaseUrl, NATS_URL, AW_PREFIX: prefix });
 }
 
-/** Items committed per second by `workers` in-process workers over a pre-published backlog. */
+/**
+ * Items committed per second by `workers` in-process workers over a pre-published backlog,
+ * in steady state: from the first commit to the last, not counting the first batches'
+ * items (start-up, connecting and the first pull are not commit throughput).
+ */
 async function commitPerS(
   bus: BusConnection,
   databaseUrl: string,
@@ -110,28 +114,40 @@ async function commitPerS(
   await publishAll(bus.js, n, items);
   const expected = committable(items);
   let committed = 0;
+  let firstAt = 0;
+  let firstCount = 0;
+  let lastAt = 0;
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
     done = resolve;
   });
   const onCommitted = (_c: string, m: readonly unknown[]) => {
+    const now = performance.now();
     committed += m.length;
+    if (firstAt === 0) {
+      firstAt = now;
+      firstCount = committed;
+    }
+    lastAt = now;
     if (committed >= expected) done();
   };
-  const started = performance.now();
   const runtimes: WorkerRuntime[] = [];
   for (let i = 0; i < workers; i++)
     runtimes.push(
       await startWorkerRuntime({ config: configFor(databaseUrl, prefix), onCommitted }),
     );
   await finished;
-  const rate = expected / ((performance.now() - started) / 1000);
+  const rate = (committed - firstCount) / ((lastAt - firstAt) / 1000);
   for (const r of runtimes) await r.stop();
   await deleteStreams(bus, prefix);
   return rate;
 }
 
-/** Publish-to-commit lag (ms) of every item offered at `LAG_RATE_PER_S` to one worker. */
+/**
+ * Publish-to-commit lag (ms) of every item offered steadily at `LAG_RATE_PER_S` (a tick
+ * every 10 ms) to one worker: from just before the item's publish call to the end of the
+ * commit that made it durable, matched by its `Nats-Msg-Id`.
+ */
 async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]> {
   const prefix = `awbenchlag${randomBytes(3).toString('hex')}`;
   const n = names(prefix);
@@ -145,6 +161,7 @@ async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]>
     fillerBytes: FILLER,
   });
   const expected = committable(items);
+  const sentAt = new Map<string, number>();
   const lags: number[] = [];
   let done: () => void = () => {};
   const finished = new Promise<void>((resolve) => {
@@ -153,8 +170,11 @@ async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]>
   const runtime = await startWorkerRuntime({
     config: configFor(databaseUrl, prefix),
     onCommitted: (_c, messages) => {
-      const now = Date.now();
-      for (const m of messages) lags.push(now - m.info.timestampNanos / 1e6);
+      const now = performance.now();
+      for (const m of messages) {
+        const sent = sentAt.get(m.headers?.get(HEADERS.msgId) ?? '');
+        if (sent !== undefined) lags.push(now - sent);
+      }
       if (lags.length >= expected) done();
     },
   });
@@ -166,8 +186,11 @@ async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]>
     const due = started + (i / perTick) * tickMs;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    for (const item of items.slice(i, i + perTick))
-      pending.push(publishWorkItem(bus.js, n, item as WorkItem));
+    for (const item of items.slice(i, i + perTick)) {
+      const w = item as WorkItem;
+      sentAt.set(w.kind === 'event' ? w.event.id : w.command.commandId, performance.now());
+      pending.push(publishWorkItem(bus.js, n, w));
+    }
   }
   await Promise.all(pending);
   await finished;
