@@ -148,7 +148,7 @@ describe('generateTitle: reply handling', () => {
   });
 
   it('answers model_error with the provider classification', async () => {
-    const reply = await run(new FakeStore(), request('[scenario:model_error] name this'));
+    const reply = await run(new FakeStore(), request('[scenario:title_model_error] name this'));
     expect(reply).toMatchObject({ ok: false, error: { code: 'model_error', retryable: true } });
     if (!reply.ok) expect(reply.error.message).toContain('provider_unavailable');
   });

@@ -21,6 +21,7 @@ export {
   scriptedTitleOf,
   TITLE_FROM_INPUT_SCENARIO,
   TITLE_SCENARIOS,
+  withoutMainTurnDirectives,
 } from './scripted-title-provider.ts';
 /** Test helpers: the sidecar as its own process, a client, seeding and waiting. */
 export { spawnTitleSidecar, type TitleSidecarProcess } from './testing/spawn-title-sidecar.ts';

@@ -14,8 +14,10 @@ export const TITLE_FROM_INPUT_SCENARIO = 'title_from_input';
  * - `title_stall`: no output for 30 s (a model timeout);
  * - `title_tool_call`: a tool call instead of text (no title, R16.5);
  * - `title_empty`: `{"title":"  "}` (no title);
- * - `title_fenced`: a thinking block and a fenced JSON reply (cleaned, R9.8).
- * The built-in scenarios (`model_error`, ...) stay available.
+ * - `title_fenced`: a thinking block and a fenced JSON reply (cleaned, R9.8);
+ * - `title_model_error`: a provider outage (`provider_unavailable`, retryable).
+ * Only `title_*` directives are honoured: the main-turn scenarios (`two_tools`, ...) name
+ * what the session's turn plays, so the title model ignores them and titles the input.
  */
 export const TITLE_SCENARIOS = {
   title_slow: {
@@ -30,6 +32,23 @@ export const TITLE_SCENARIOS = {
     steps: [{ items: [{ type: 'tool-call', toolName: 'read_file', input: { path: 'x' } }] }],
   },
   title_empty: { steps: [{ items: [{ type: 'text', text: '{"title":"  "}' }] }] },
+  title_model_error: {
+    steps: [
+      {
+        items: [
+          {
+            type: 'error',
+            error: {
+              message: 'scripted title provider outage',
+              code: 'provider_unavailable',
+              retryable: true,
+              statusCode: 503,
+            },
+          },
+        ],
+      },
+    ],
+  },
   title_fenced: {
     steps: [
       {
@@ -47,6 +66,12 @@ export const TITLE_SCENARIOS = {
 const MAX_WORDS = 6;
 const MAX_UNSPACED = 24;
 const DIRECTIVE = /\[scenario:[A-Za-z0-9_-]+\]/gu;
+const OTHER_DIRECTIVE = /\[scenario:(?!title_)[A-Za-z0-9_-]+\]/gu;
+
+/** `text` without the `[scenario:...]` directives that do not name a `title_*` scenario. */
+export function withoutMainTurnDirectives(text: string): string {
+  return text.replace(OTHER_DIRECTIVE, ' ').trim();
+}
 const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
 
 /**
@@ -76,8 +101,9 @@ export interface ScriptedTitleProviderOptions {
 /**
  * A deterministic title model for local runs and tests (R9.6): it answers
  * `{"title":"<scriptedTitleOf(input)>"}` for the request's user message, or plays the
- * {@link TITLE_SCENARIOS} (and the library's scenarios) its input names. Streaming, usage
- * and abort handling are the scripted provider's of `@agentwire/model`.
+ * {@link TITLE_SCENARIOS} its input names; any other `[scenario:...]` directive is stripped
+ * first. Streaming, usage and abort handling are the scripted provider's of
+ * `@agentwire/model`.
  */
 export function createScriptedTitleProvider(
   options: ScriptedTitleProviderOptions = {},
@@ -88,7 +114,8 @@ export function createScriptedTitleProvider(
     providerId,
     modelId,
     stream(request, signal) {
-      const user = request.messages.findLast((m) => m.role === 'user')?.content ?? '';
+      const lastUser = request.messages.findLastIndex((m) => m.role === 'user');
+      const user = request.messages[lastUser]?.content ?? '';
       const fromInput: ScriptedScenario = {
         steps: [
           { items: [{ type: 'text', text: JSON.stringify({ title: scriptedTitleOf(user) }) }] },
@@ -100,7 +127,10 @@ export function createScriptedTitleProvider(
         scenarios: { ...TITLE_SCENARIOS, [TITLE_FROM_INPUT_SCENARIO]: fromInput },
         defaultScenario: TITLE_FROM_INPUT_SCENARIO,
       });
-      return provider.stream(request, signal);
+      const messages = request.messages.map((m, i) =>
+        i === lastUser ? { ...m, content: withoutMainTurnDirectives(m.content) } : m,
+      );
+      return provider.stream({ ...request, messages }, signal);
     },
   };
 }

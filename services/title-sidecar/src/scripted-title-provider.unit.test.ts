@@ -2,7 +2,11 @@ import { cleanTitle } from '@agentwire/domain';
 import { describe, expect, it } from 'vitest';
 import { buildTitleModelRequest } from './build-title-model-request.ts';
 import { runTitleModel } from './run-title-model.ts';
-import { createScriptedTitleProvider, scriptedTitleOf } from './scripted-title-provider.ts';
+import {
+  createScriptedTitleProvider,
+  scriptedTitleOf,
+  withoutMainTurnDirectives,
+} from './scripted-title-provider.ts';
 
 describe('the scripted title model', () => {
   it('derives a title from the first words of the input', () => {
@@ -35,5 +39,22 @@ describe('the scripted title model', () => {
       ok: true,
       title: 'Add retries to the upload client',
     });
+  });
+
+  it('ignores main-turn scenario directives and titles the input (R9.6)', async () => {
+    const provider = createScriptedTitleProvider();
+    const input = '[scenario:two_tools] read the README and write a note';
+    const reply = await runTitleModel(provider, buildTitleModelRequest({ input }), {
+      timeoutMs: 5000,
+    });
+    expect(reply.ok).toBe(true);
+    if (!reply.ok) return;
+    expect(reply.completion.toolCallCount).toBe(0);
+    expect(JSON.parse(reply.completion.content)).toEqual({
+      title: 'Read the README and write a',
+    });
+    expect(withoutMainTurnDirectives('[scenario:model_error] a [scenario:title_slow] b')).toBe(
+      'a [scenario:title_slow] b',
+    );
   });
 });
