@@ -3,6 +3,7 @@ import type { SessionEvent } from '@agentwire/contracts';
 import { type CliContext, failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { formatEvent } from './format-event.ts';
+import { nextTitleJobState, type TitleJobState, titleJobPending } from './title-job-state.ts';
 
 /**
  * The demo's prompt: the scripted model's `two_tools` scenario reads `README.md` (no
@@ -16,13 +17,18 @@ export interface DemoOptions {
   readonly turnTimeoutMs?: number;
   /** How long to wait for the projection to catch up, ms (default 15 s). */
   readonly projectionTimeoutMs?: number;
+  /** After the turn, how long to keep following for a title job's outcome, ms (default 5 s). */
+  readonly titleWaitMs?: number;
 }
 
 /**
  * `agentwire demo`: opens a session, follows it from 0, prompts with a scripted scenario
  * that uses two tools, answers the permission request with `allow` (R1.4), prints every
- * event as it arrives, then prints the projection once it has applied the turn's last
- * event (R10.2). Returns the session id.
+ * event as it arrives. When the session generates a title (a `session_title` model request
+ * was seen), it keeps following after the turn until the title job settled
+ * (`session_title_updated` `generated` or its `model_error`), at most `titleWaitMs`. Then it
+ * prints the projection once it has applied the last event printed (R10.2). Returns the
+ * session id.
  */
 export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): Promise<string> {
   const { client } = ctx;
@@ -33,9 +39,12 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
 
   const follower = client.follow(sid, opened.lastSequence);
   let ended: SessionEvent | undefined;
+  let title: TitleJobState = 'none';
+  let titleTimer: NodeJS.Timeout | undefined;
   const following = (async () => {
     for await (const event of follower) {
       ctx.out(formatEvent(event));
+      title = nextTitleJobState(title, event);
       if (event.type === 'permission_requested' && event.payload.requestId !== undefined) {
         const answer = await client.answerPermission(sid, {
           requestId: event.payload.requestId,
@@ -46,10 +55,11 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
           `     -> answered ${event.payload.requestId}: ${answer.ok ? 'allow' : answer.error.code}`,
         );
       }
-      if (event.type === 'turn_complete' || event.type === 'turn_error') {
-        ended = event;
-        return;
-      }
+      if (event.type === 'turn_complete' || event.type === 'turn_error') ended = event;
+      if (ended === undefined) continue;
+      if (!titleJobPending(title)) return;
+      // Bounded: a title that was not applied gives no session_title_updated.
+      titleTimer ??= setTimeout(() => void follower.stop(), options.titleWaitMs ?? 5_000);
     }
   })();
   following.catch(() => undefined); // awaited below; this only avoids an unhandled rejection
@@ -64,6 +74,7 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
     if (isRuntimeFailure(prompt)) throw failureError('prompt', prompt);
     await following;
   } finally {
+    clearTimeout(titleTimer);
     ctx.signal.removeEventListener('abort', stopOnAbort);
     await follower.stop();
   }
@@ -76,7 +87,8 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
       EXIT.failure,
     );
   }
-  await printProjection(ctx, sid, ended.sequenceNumber, options.projectionTimeoutMs ?? 15_000);
+  const printed = Math.max(ended.sequenceNumber, follower.lastSequence);
+  await printProjection(ctx, sid, printed, options.projectionTimeoutMs ?? 15_000);
   return sid;
 }
 
