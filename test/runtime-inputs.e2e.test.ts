@@ -1,79 +1,41 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
-import { names as namesOf, type SessionEvent } from '@agentwire/contracts';
-import { createDatabase } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import type { BusConnection } from '@agentwire/bus';
+import type { Names, SessionEvent } from '@agentwire/contracts';
+import type { createDatabase } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pingSubject } from '../services/runtime/src/nats/runtime-host.ts';
-import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
-  SERVICE_MAINS,
-  type ServiceProcess,
-  startServiceProcess,
-} from '../services/runtime/src/testing/service-process.ts';
+  type RuntimeStack,
+  startRuntimeStack,
+} from '../services/runtime/src/testing/runtime-stack.ts';
+import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
-let env: TestEnvironment;
+let stack: RuntimeStack;
 let bus: BusConnection;
 let client: RuntimeClient;
-let worker: ServiceProcess;
-let sidecar: ServiceProcess;
-const runtimes = new Map<string, ServiceProcess>();
-let workspace: string;
+let runtimes: Map<string, ServiceProcess>;
 let db: ReturnType<typeof createDatabase>;
-const names = () => namesOf(env.prefix);
-
-async function startRuntime(instanceId: string): Promise<ServiceProcess> {
-  const proc = await startServiceProcess(
-    SERVICE_MAINS.runtime,
-    {
-      NATS_URL: env.natsUrl,
-      DATABASE_URL: env.databaseUrl,
-      AW_PREFIX: env.prefix,
-      AW_WORKSPACE_ROOT: workspace,
-      AW_INSTANCE_ID: instanceId,
-      AW_PERMISSION_TIMEOUT_MS: '60000',
-      AW_TITLE_GENERATION: 'on',
-      AW_TITLE_REQUEST_TIMEOUT_MS: '10000',
-    },
-    'runtime accepting',
-  );
-  runtimes.set(instanceId, proc);
-  return proc;
-}
+const names = (): Names => stack.names;
+const startRuntime = (instanceId: string) => stack.startRuntime(instanceId);
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-inputs-'));
-  await writeFile(path.join(workspace, 'README.md'), '# inputs workspace\n');
-  const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  [worker, sidecar] = await Promise.all([
-    startServiceProcess(SERVICE_MAINS.persistenceWorker, common, 'persistence-worker started'),
-    startServiceProcess(SERVICE_MAINS.titleSidecar, common, 'title sidecar serving'),
-  ]);
-  await Promise.all([startRuntime('inA'), startRuntime('inB')]);
-  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-inputs-e2e' });
-  client = new RuntimeClient(bus, names());
-  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+  stack = await startRuntimeStack(
+    {
+      name: 'runtime-inputs-e2e',
+      titleSidecar: true,
+      runtimeEnv: {
+        AW_PERMISSION_TIMEOUT_MS: '60000',
+        AW_TITLE_GENERATION: 'on',
+        AW_TITLE_REQUEST_TIMEOUT_MS: '10000',
+      },
+    },
+    ['inA', 'inB'],
+  );
+  ({ bus, client, runtimes, db } = stack);
 });
 
 afterAll(async () => {
-  for (const proc of runtimes.values()) proc.kill('SIGTERM');
-  worker?.kill('SIGTERM');
-  sidecar?.kill('SIGTERM');
-  await Promise.all([
-    ...[...runtimes.values()].map((p) => p.exited),
-    worker?.exited,
-    sidecar?.exited,
-  ]);
-  const n = names();
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await db?.destroy();
-  await env?.dispose();
+  await stack?.stop();
 });
 
 async function openSession(): Promise<{ sid: string; owner: string }> {

@@ -1,71 +1,32 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
-import { names as namesOf } from '@agentwire/contracts';
-import { createDatabase } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import type { BusConnection } from '@agentwire/bus';
+import type { Names } from '@agentwire/contracts';
+import type { createDatabase } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pingSubject } from '../services/runtime/src/nats/runtime-host.ts';
-import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
-  SERVICE_MAINS,
-  type ServiceProcess,
-  startServiceProcess,
-} from '../services/runtime/src/testing/service-process.ts';
+  type RuntimeStack,
+  startRuntimeStack,
+} from '../services/runtime/src/testing/runtime-stack.ts';
+import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
-let env: TestEnvironment;
+let stack: RuntimeStack;
 let bus: BusConnection;
 let client: RuntimeClient;
-let worker: ServiceProcess;
-const runtimes = new Map<string, ServiceProcess>();
-let workspace: string;
+let runtimes: Map<string, ServiceProcess>;
 let db: ReturnType<typeof createDatabase>;
-const names = () => namesOf(env.prefix);
-
-async function startRuntime(instanceId: string): Promise<ServiceProcess> {
-  const proc = await startServiceProcess(
-    SERVICE_MAINS.runtime,
-    {
-      NATS_URL: env.natsUrl,
-      DATABASE_URL: env.databaseUrl,
-      AW_PREFIX: env.prefix,
-      AW_WORKSPACE_ROOT: workspace,
-      AW_INSTANCE_ID: instanceId,
-      AW_PERMISSION_TIMEOUT_MS: '60000',
-    },
-    'runtime accepting',
-  );
-  runtimes.set(instanceId, proc);
-  return proc;
-}
+const names = (): Names => stack.names;
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-ws-'));
-  await writeFile(path.join(workspace, 'README.md'), '# takeover workspace\n');
-  worker = await startServiceProcess(
-    SERVICE_MAINS.persistenceWorker,
-    { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix },
-    'persistence-worker started',
+  stack = await startRuntimeStack(
+    { name: 'runtime-takeover-e2e', runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' } },
+    ['rtA', 'rtB'],
   );
-  await Promise.all([startRuntime('rtA'), startRuntime('rtB')]);
-  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-takeover-e2e' });
-  client = new RuntimeClient(bus, names());
-  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+  ({ bus, client, runtimes, db } = stack);
 });
 
 afterAll(async () => {
-  for (const proc of runtimes.values()) proc.kill('SIGTERM');
-  worker?.kill('SIGTERM');
-  await Promise.all([...[...runtimes.values()].map((p) => p.exited), worker?.exited]);
-  const n = names();
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await db?.destroy();
-  await env?.dispose();
+  await stack?.stop();
 });
 
 describe('session ownership across runtime processes (R13, flows 5 and 6)', () => {

@@ -1,68 +1,41 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type BusConnection, connectBus, openTurns } from '@agentwire/bus';
-import { names as namesOf, type SessionEvent } from '@agentwire/contracts';
-import { createDatabase } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { type BusConnection, openTurns } from '@agentwire/bus';
+import type { Names, SessionEvent } from '@agentwire/contracts';
+import type { createDatabase } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
-  SERVICE_MAINS,
-  type ServiceProcess,
-  startServiceProcess,
-} from '../services/runtime/src/testing/service-process.ts';
+  type RuntimeStack,
+  startRuntimeStack,
+} from '../services/runtime/src/testing/runtime-stack.ts';
+import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
-let env: TestEnvironment;
+let stack: RuntimeStack;
 let bus: BusConnection;
 let client: RuntimeClient;
-let worker: ServiceProcess;
 let runtime: ServiceProcess;
 let workspace: string;
 let db: ReturnType<typeof createDatabase>;
-const names = () => namesOf(env.prefix);
-
-function runtimeEnv(instanceId: string): Record<string, string> {
-  return {
-    NATS_URL: env.natsUrl,
-    DATABASE_URL: env.databaseUrl,
-    AW_PREFIX: env.prefix,
-    AW_WORKSPACE_ROOT: workspace,
-    AW_INSTANCE_ID: instanceId,
-    AW_PERMISSION_TIMEOUT_MS: '20000',
-    AW_MAX_PROMPT_BYTES: '4096',
-  };
-}
-
-const startRuntime = (id: string) =>
-  startServiceProcess(SERVICE_MAINS.runtime, runtimeEnv(id), 'runtime accepting');
+const names = (): Names => stack.names;
+const startRuntime = (instanceId: string) => stack.startRuntime(instanceId);
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  workspace = await mkdtemp(path.join(tmpdir(), 'aw-e2e-ws-'));
-  await writeFile(path.join(workspace, 'README.md'), '# e2e workspace\n');
-  worker = await startServiceProcess(
-    SERVICE_MAINS.persistenceWorker,
-    { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix },
-    'persistence-worker started',
+  stack = await startRuntimeStack(
+    {
+      name: 'runtime-e2e',
+      runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '20000', AW_MAX_PROMPT_BYTES: '4096' },
+    },
+    ['rtA'],
   );
-  runtime = await startRuntime('rtA');
-  bus = await connectBus({ servers: env.natsUrl, name: 'runtime-e2e' });
-  client = new RuntimeClient(bus, names());
-  db = createDatabase(env.databaseUrl, { poolSize: 2 });
+  ({ bus, client, workspace, db } = stack);
+  const started = stack.runtimes.get('rtA');
+  if (started === undefined) throw new Error('runtime rtA did not start');
+  runtime = started;
 });
 
 afterAll(async () => {
-  runtime?.kill('SIGTERM');
-  worker?.kill('SIGTERM');
-  await Promise.all([runtime?.exited, worker?.exited]);
-  const n = names();
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await db?.destroy();
-  await env?.dispose();
+  await stack?.stop();
 });
 
 /** Event types with runs of `model_streaming` collapsed to one. */

@@ -18,3 +18,8 @@ export {
   ServerUnreachableError,
   type UnreachableServer,
 } from './server-unreachable-error.ts';
+export {
+  type ServiceProcess,
+  type StartServiceOptions,
+  startServiceProcess,
+} from './start-service-process.ts';

@@ -1,0 +1,101 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type Names, names as namesOf } from '@agentwire/contracts';
+import { createDatabase } from '@agentwire/store';
+import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { RuntimeClient } from './runtime-client.ts';
+import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
+
+/** Options of {@link startRuntimeStack}. */
+export interface RuntimeStackOptions {
+  /** Names the bus connection and the temporary workspace. */
+  readonly name: string;
+  /** Added to every runtime's environment (limits, title generation, ...). */
+  readonly runtimeEnv?: Readonly<Record<string, string>>;
+  /** Also start a title sidecar process (flow 4). */
+  readonly titleSidecar?: boolean;
+}
+
+/** One test file's runtime processes, their servers and a test frontend. */
+export interface RuntimeStack {
+  readonly env: TestEnvironment;
+  readonly names: Names;
+  /** The runtimes' `AW_WORKSPACE_ROOT`, holding a README.md for the tool scenarios. */
+  readonly workspace: string;
+  readonly bus: BusConnection;
+  readonly client: RuntimeClient;
+  readonly db: ReturnType<typeof createDatabase>;
+  readonly worker: ServiceProcess;
+  readonly sidecar: ServiceProcess | undefined;
+  /** Runtime processes by instance id; a test may kill one and delete it. */
+  readonly runtimes: Map<string, ServiceProcess>;
+  /** Starts a runtime process with instance id `instanceId` and records it. */
+  startRuntime(instanceId: string): Promise<ServiceProcess>;
+  /** SIGTERMs every process, waits for their exits, deletes the streams, closes everything. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts, for one end-to-end test file, a fresh test environment (database and subject
+ * prefix), a persistence worker, optionally a title sidecar, and then the runtimes named
+ * by `instanceIds`; the bus, a {@link RuntimeClient} and a store handle come with it.
+ */
+export async function startRuntimeStack(
+  options: RuntimeStackOptions,
+  instanceIds: readonly string[],
+): Promise<RuntimeStack> {
+  const env = await createTestEnvironment();
+  const names = namesOf(env.prefix);
+  const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
+  await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
+  const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
+  const [worker, sidecar] = await Promise.all([
+    startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
+      readyWhen: 'persistence-worker started',
+    }),
+    options.titleSidecar === true
+      ? startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
+          readyWhen: 'title sidecar serving',
+        })
+      : undefined,
+  ]);
+  const runtimes = new Map<string, ServiceProcess>();
+  const startRuntime = async (instanceId: string) => {
+    const proc = await startServiceProcess(
+      SERVICE_MAINS.runtime,
+      {
+        ...common,
+        AW_WORKSPACE_ROOT: workspace,
+        AW_INSTANCE_ID: instanceId,
+        ...options.runtimeEnv,
+      },
+      { readyWhen: 'runtime accepting' },
+    );
+    runtimes.set(instanceId, proc);
+    return proc;
+  };
+  try {
+    await Promise.all(instanceIds.map(startRuntime));
+  } catch (err) {
+    for (const proc of [...runtimes.values(), worker, sidecar]) proc?.kill('SIGKILL');
+    await env.dispose();
+    throw err;
+  }
+  const bus = await connectBus({ servers: env.natsUrl, name: options.name });
+  const db = createDatabase(env.databaseUrl, { poolSize: 2 });
+  const stop = async () => {
+    const procs = [...runtimes.values(), worker, ...(sidecar === undefined ? [] : [sidecar])];
+    for (const proc of procs) proc.kill('SIGTERM');
+    await Promise.all(procs.map((p) => p.exited));
+    for (const stream of [names.eventsStream, names.commandsStream, `KV_${names.leaseBucket}`]) {
+      await bus.jsm.streams.delete(stream).catch(() => undefined);
+    }
+    await bus.close();
+    await db.destroy();
+    await env.dispose();
+  };
+  const client = new RuntimeClient(bus, names);
+  return { env, names, workspace, bus, client, db, worker, sidecar, runtimes, startRuntime, stop };
+}
