@@ -60,7 +60,7 @@ export async function startStack(
   const worker = await startServiceProcess(
     SERVICE_MAINS.persistenceWorker,
     base,
-    'persistence-worker started',
+    { readyWhen: 'persistence-worker started' },
   );
   const [runtime, projection, gateway] = await Promise.all([
     startServiceProcess(
@@ -71,7 +71,7 @@ export async function startStack(
         AW_PERMISSION_TIMEOUT_MS: '20000',
         AW_MAX_PROMPT_BYTES: '4096',
       },
-      'runtime accepting',
+      { readyWhen: 'runtime accepting' },
     ),
     spawnProjection(base),
     options.gateway === true
@@ -83,7 +83,7 @@ export async function startStack(
             AW_GATEWAY_PORT: '0',
             ...options.gatewayEnv,
           },
-          'gateway http listening',
+          { readyWhen: 'gateway http listening' },
         )
       : undefined,
   ]);
