@@ -208,6 +208,8 @@ export const projectionGroup: BenchGroup = {
       for (const s of services.splice(0)) {
         s.child.kill('SIGTERM');
         await s.exited;
+        const stats = s.lines.find((l) => l.includes('projection applier stats'));
+        if (stats !== undefined) log(`instance: ${JSON.stringify(JSON.parse(stats).stats)}`);
       }
 
       const backlog = await publishBacklog(bus, prefix);

@@ -12,6 +12,12 @@ export interface Delivery {
   readonly deliveryCount: number;
   /** When the broker stored it (ms since the epoch): the start of the projection lag. */
   readonly storedAt: number;
+  /**
+   * A copy another instance forwarded to this one, the session's owner (docs/decisions/0063):
+   * always applied here, never forwarded again; settling it is a no-op, since the
+   * forwarding instance holds the broker's message and acks it on the commit notice.
+   */
+  readonly forwarded?: boolean;
   ack(): void;
   /** Asks for redelivery after `delayMs`. */
   nak(delayMs: number): void;

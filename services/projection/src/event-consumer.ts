@@ -66,8 +66,8 @@ export interface ConsumeEventsOptions {
   readonly js: JetStreamClient;
   readonly names: Names;
   readonly durable: string;
-  /** Receives every valid delivery. */
-  readonly accept: (delivery: Delivery) => void;
+  /** Receives every valid delivery with the message body as stored (for forwarding). */
+  readonly accept: (delivery: Delivery, data: Uint8Array) => void;
   /** Told about a refused event so that its session is reported as blocked. */
   readonly refused: (sessionId: string | undefined, seq: number | undefined, code: string) => void;
   readonly batch: number;
@@ -123,16 +123,19 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
         deadLetter(msg, decoded.code, decoded.reason);
         continue;
       }
-      options.accept({
-        event: decoded.event,
-        prev: decoded.prev,
-        deliveryCount: msg.info.deliveryCount,
-        storedAt: Math.floor(msg.info.timestampNanos / 1e6),
-        ack: () => msg.ack(),
-        nak: (delayMs) => msg.nak(delayMs),
-        working: () => msg.working(),
-        deadLetter: (code, reason) => deadLetter(msg, code, reason),
-      });
+      options.accept(
+        {
+          event: decoded.event,
+          prev: decoded.prev,
+          deliveryCount: msg.info.deliveryCount,
+          storedAt: Math.floor(msg.info.timestampNanos / 1e6),
+          ack: () => msg.ack(),
+          nak: (delayMs) => msg.nak(delayMs),
+          working: () => msg.working(),
+          deadLetter: (code, reason) => deadLetter(msg, code, reason),
+        },
+        msg.data,
+      );
     }
   })();
   return {

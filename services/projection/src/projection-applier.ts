@@ -30,6 +30,13 @@ export interface ApplierOptions<P> {
   readonly stuckAfterMs: number;
   /** Deliveries before a retryable failure is dead-lettered. */
   readonly maxDeliver: number;
+  /**
+   * Whether this instance applies a session (docs/decisions/0063). For a session it does not
+   * own it only holds the deliveries, acks them once the owner's commit notice covers them,
+   * and takes over (re-reads and applies itself) after `recheckMs` without progress.
+   * Absent: this instance applies every session.
+   */
+  readonly owns?: (sessionId: string) => boolean;
   /** Told after each commit; the service publishes it for other instances and benches. */
   readonly onCommitted?: (sessionId: string, lastSequence: number) => void;
   readonly logger?: Logger;
@@ -44,6 +51,18 @@ export interface ApplierStats {
   deadLettered: number;
   storeErrors: number;
   commits: number;
+  /** Row reads, and those a commit notice or a periodic recheck caused (hand-over cost). */
+  reads: number;
+  readsOnNotice: number;
+  readsOnRecheck: number;
+  /** Milliseconds spent waiting for row reads and for compare-and-set writes (summed). */
+  readMs: number;
+  writeMs: number;
+  /** Milliseconds from stream store to arrival in this instance (summed over deliveries). */
+  pickupMs: number;
+  accepted: number;
+  /** Held deliveries of sessions another instance owns, acked on that owner's notice. */
+  ackedForOwner: number;
   /** Store-to-commit lag of each applied event (ms), drained by the metrics reader. */
   lagMs: number[];
 }
@@ -90,6 +109,14 @@ export class ProjectionApplier<P> {
     deadLettered: 0,
     storeErrors: 0,
     commits: 0,
+    reads: 0,
+    readsOnNotice: 0,
+    readsOnRecheck: 0,
+    readMs: 0,
+    writeMs: 0,
+    pickupMs: 0,
+    accepted: 0,
+    ackedForOwner: 0,
     lagMs: [],
   };
   private readonly sessions = new Map<string, SessionState<P>>();
@@ -103,17 +130,30 @@ export class ProjectionApplier<P> {
     this.logger = options.logger ?? noopLogger;
   }
 
-  /** Takes one delivery; settles it (now or later) by ack, nak or dead-letter. */
+  /**
+   * Takes one delivery; settles it (now or later) by ack, nak or dead-letter. A delivery of
+   * a session another instance owns is only held (its owner applies a forwarded copy).
+   */
   accept(delivery: Delivery): void {
     const event = delivery.event;
     const state = this.state(event.sessionId);
+    const now = this.options.now();
+    this.stats.accepted += 1;
+    this.stats.pickupMs += Math.max(0, now - delivery.storedAt);
+    const passive = delivery.forwarded !== true && !this.owns(event.sessionId);
+    // A passive session's take-over clock starts with its first held delivery.
+    if (passive && state.queue.size === 0 && !state.running) state.lastCheck = now;
     state.queue.add({
       seq: event.sequenceNumber,
       prev: delivery.prev,
-      heldSince: this.options.now(),
+      heldSince: now,
       item: delivery,
     });
-    this.schedule(event.sessionId, state);
+    if (!passive || state.running) this.schedule(event.sessionId, state);
+  }
+
+  private owns(sessionId: string): boolean {
+    return this.options.owns?.(sessionId) ?? true;
   }
 
   /**
@@ -127,8 +167,13 @@ export class ProjectionApplier<P> {
     state.noticed = Math.max(state.noticed, last);
     if (state.queue.size === 0) return;
     if (state.known !== undefined && state.known.last >= last) return;
+    if (!this.owns(sessionId)) {
+      this.settleForOwner(sessionId, state, last);
+      return;
+    }
     if (state.queue.hasSuccessorOf(last)) {
       state.known = undefined;
+      this.stats.readsOnNotice += 1;
       this.schedule(sessionId, state);
       return;
     }
@@ -143,6 +188,35 @@ export class ProjectionApplier<P> {
         `Aw-Prev-Seq ${c.prev} contradicts applied sequence ${last}`,
       );
     }
+  }
+
+  /** Acks what the owner's commit covered; the chain after `last` stays held for the owner. */
+  private settleForOwner(sessionId: string, state: SessionState<P>, last: number): void {
+    state.known = undefined;
+    const drained = state.queue.drain(last);
+    state.queue.restore(drained.apply);
+    for (const d of drained.duplicates) d.item.ack();
+    this.stats.ackedForOwner += drained.duplicates.length;
+    if (drained.duplicates.length > 0) state.lastCheck = this.options.now();
+    for (const c of drained.conflicts) {
+      this.deadLetter(
+        sessionId,
+        c,
+        'prev_seq_conflict',
+        `Aw-Prev-Seq ${c.prev} contradicts applied sequence ${last}`,
+      );
+    }
+  }
+
+  /**
+   * Re-reads a session's row and applies what this instance holds for it: the session
+   * moved to this instance (its owner left), so its held deliveries are no longer passive.
+   */
+  takeOver(sessionId: string): void {
+    const state = this.sessions.get(sessionId);
+    if (state === undefined || state.queue.size === 0) return;
+    state.known = undefined;
+    this.schedule(sessionId, state);
   }
 
   /** Forgets the cached row of a session (a rebuild overwrote it). */
@@ -177,6 +251,7 @@ export class ProjectionApplier<P> {
       }
       if (!state.running && now - state.lastCheck >= this.options.recheckMs) {
         state.known = undefined;
+        this.stats.readsOnRecheck += 1;
         this.schedule(sessionId, state);
       }
     }
@@ -328,8 +403,11 @@ export class ProjectionApplier<P> {
     sessionId: string,
     state: SessionState<P>,
   ): Promise<{ projection: P | undefined; last: number } | 'failed'> {
+    const started = performance.now();
+    this.stats.reads += 1;
     try {
       const row = await this.options.reader.get(sessionId);
+      this.stats.readMs += performance.now() - started;
       return row === undefined
         ? { projection: undefined, last: 0 }
         : { projection: row.projection as P, last: row.lastSequence };
@@ -363,6 +441,7 @@ export class ProjectionApplier<P> {
     const last = done.at(-1)?.seq;
     if (last === undefined || projection === undefined) return 'ok';
     let written: boolean;
+    const started = performance.now();
     try {
       written = await this.options.writer.write({
         sessionId,
@@ -370,6 +449,7 @@ export class ProjectionApplier<P> {
         projection,
         lastSequence: last,
       });
+      this.stats.writeMs += performance.now() - started;
     } catch (error) {
       this.storeFailed(sessionId, state, [...done, ...state.queue.takeAll()], error);
       return 'failed';

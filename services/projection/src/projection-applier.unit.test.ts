@@ -67,6 +67,7 @@ function makeApplier(
   store: MemoryProjectionStore,
   clock: { now: number },
   onCommitted?: (sid: string, last: number) => void,
+  owns?: (sid: string) => boolean,
 ) {
   return new ProjectionApplier<Seen>({
     reader: store,
@@ -81,7 +82,14 @@ function makeApplier(
     stuckAfterMs: 1_000,
     maxDeliver: 5,
     ...(onCommitted === undefined ? {} : { onCommitted }),
+    ...(owns === undefined ? {} : { owns }),
   });
+}
+
+/** The copy an instance forwards to a session's owner: settling it is a no-op. */
+function forwardedCopy(d: Delivery): Delivery {
+  const noop = () => {};
+  return { ...d, forwarded: true, ack: noop, nak: noop, working: noop, deadLetter: noop };
 }
 
 describe('ProjectionApplier', () => {
@@ -160,6 +168,53 @@ describe('ProjectionApplier', () => {
     expect(applier.held()).toBe(2);
   });
 
+  it('given a session another instance owns, holds the delivery and acks it on the owner’s notice, without reading or writing', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const clock = { now: 0 };
+    const appliers: ProjectionApplier<Seen>[] = [];
+    const notify = (sid: string, last: number) => {
+      for (const a of appliers) a.noteCommitted(sid, last);
+    };
+    const owner = makeApplier(store, clock, notify, () => true);
+    const holder = makeApplier(store, clock, notify, () => false);
+    appliers.push(owner, holder);
+    const [e1, e2] = chainOf('s1', [1, 1]);
+    if (e1 === undefined || e2 === undefined) throw new Error('chain');
+    owner.accept(broker.delivery(e1));
+    const d2 = broker.delivery(e2);
+    holder.accept(d2);
+    owner.accept(forwardedCopy(d2));
+    await flush();
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1, 2] }, lastSequence: 2 });
+    expect(broker.acked).toBe(2);
+    expect(holder.stats).toMatchObject({ reads: 0, commits: 0, ackedForOwner: 1 });
+    expect(holder.held()).toBe(0);
+  });
+
+  it('given an owner that never applies the forwarded copy, the holder takes over after recheckMs', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const clock = { now: 0 };
+    const holder = makeApplier(store, clock, undefined, () => false);
+    const [e1] = chainOf('s1', [1]);
+    if (e1 === undefined) throw new Error('chain');
+    holder.accept(broker.delivery(e1));
+    await flush();
+    expect(store.rows.get('s1')).toBeUndefined();
+    clock.now = 5;
+    holder.tick();
+    await flush();
+    expect(store.rows.get('s1')).toBeUndefined();
+    clock.now = 20;
+    holder.tick();
+    await flush();
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1] }, lastSequence: 1 });
+    expect(broker.acked).toBe(1);
+  });
+
   it('acks a duplicate without writing', async () => {
     const store = new MemoryProjectionStore();
     const broker = new FakeBroker();
@@ -207,17 +262,19 @@ describe('ProjectionApplier', () => {
         }),
         fc.integer({ min: 1, max: 3 }),
         fc.infiniteStream(fc.nat()),
-        async (sessions, instanceCount, random) => {
+        fc.boolean(),
+        async (sessions, instanceCount, random, affinity) => {
           const store = new MemoryProjectionStore();
           const broker = new FakeBroker();
           const clock = { now: 0 };
           const appliers: ProjectionApplier<Seen>[] = [];
           for (let i = 0; i < instanceCount; i++) {
-            appliers.push(
-              makeApplier(store, clock, (sid, last) => {
-                for (const other of appliers) other.noteCommitted(sid, last);
-              }),
-            );
+            const notify = (sid: string, last: number) => {
+              for (const other of appliers) other.noteCommitted(sid, last);
+            };
+            // With affinity each session has an owner; a copy forwarded to it may be lost.
+            const owns = (sid: string) => Number(sid.slice(1)) % instanceCount === i;
+            appliers.push(makeApplier(store, clock, notify, affinity ? owns : undefined));
           }
           const chains = sessions.map((steps, i) => chainOf(`s${i}`, steps));
           const all = chains.flat();
@@ -225,12 +282,24 @@ describe('ProjectionApplier', () => {
             ...all,
             ...all.filter(() => random.next().value % 4 === 0).map((m) => ({ ...m })),
           );
-          for (let round = 0; round < 10_000 && broker.acked < all.length; round++) {
+          const settled = () =>
+            chains.every(
+              (c) =>
+                store.rows.get(c[0]?.event.sessionId ?? '')?.lastSequence ===
+                c.at(-1)?.event.sequenceNumber,
+            ) &&
+            broker.pending.length === 0 &&
+            appliers.every((a) => a.held() === 0);
+          for (let round = 0; round < 10_000 && !settled(); round++) {
             const take = broker.pending.splice(0, broker.pending.length);
             take.sort(() => (random.next().value % 3) - 1);
             for (const m of take) {
               const target = appliers[random.next().value % appliers.length];
-              target?.accept(broker.delivery(m));
+              const d = broker.delivery(m);
+              target?.accept(d);
+              const owner = appliers[Number(m.event.sessionId.slice(1)) % instanceCount];
+              if (affinity && owner !== target && random.next().value % 5 !== 0)
+                owner?.accept(forwardedCopy(d));
             }
             await flush();
             clock.now += 20;

@@ -48,6 +48,16 @@ export const ProjectionConfig = z.object({
   CONCURRENCY: z.coerce.number().int().min(1).default(8),
   /** Postgres pool size. */
   DB_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /**
+   * Session affinity (docs/decisions/0063): `on` applies each session in one live instance
+   * (others forward it their deliveries); `off` lets whichever instance received an event
+   * apply it, handing sessions over through commit notices and row re-reads.
+   */
+  SESSION_AFFINITY: z.enum(['on', 'off']).default('on'),
+  /** How often an instance announces itself to the others (ms). */
+  MEMBER_HEARTBEAT_MS: z.coerce.number().int().min(10).default(500),
+  /** An instance not heard from for this long loses its sessions to the others (ms). */
+  MEMBER_EXPIRE_MS: z.coerce.number().int().min(50).default(2_000),
   /** Sessions written per transaction by a rebuild. */
   REBUILD_BATCH_SESSIONS: z.coerce.number().int().min(1).default(200),
 });

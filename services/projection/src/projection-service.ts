@@ -18,6 +18,7 @@ import { registerProjectionRoutes } from './projection-routes.ts';
 import { ReadCoalescer } from './read-coalescer.ts';
 import { rebuildFromStream } from './rebuild-from-stream.ts';
 import { RebuildJobs } from './rebuild-jobs.ts';
+import { SessionRouter } from './session-router.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
 
 /** A running projection instance. */
@@ -75,6 +76,17 @@ export async function startProjectionService(
     maxAckPending: config.MAX_ACK_PENDING,
   });
   const store = new PgProjectionStore(db);
+  const router = new SessionRouter({
+    nc: bus.nc,
+    prefix: n.prefix,
+    self: randomUUID(),
+    accept: (d) => applier.accept(d),
+    heartbeatMs: config.MEMBER_HEARTBEAT_MS,
+    expireMs: config.MEMBER_EXPIRE_MS,
+    now: Date.now,
+    logger,
+  });
+  const affinity = config.SESSION_AFFINITY === 'on';
   const applier = new ProjectionApplier<SessionProjection>({
     reader: new ReadCoalescer(store, 2, 500),
     writer: new WriteCoalescer(store, Math.max(1, config.CONCURRENCY >> 1), 200),
@@ -87,6 +99,7 @@ export async function startProjectionService(
     recheckMs: config.RECHECK_MS,
     stuckAfterMs: config.STUCK_AFTER_MS,
     maxDeliver: config.MAX_DELIVER,
+    ...(affinity ? { owns: (sid: string) => router.owns(sid) } : {}),
     onCommitted: (sid, last) => bus.nc.publish(appliedSubject(n.prefix, sid), String(last)),
     logger,
   });
@@ -153,11 +166,12 @@ export async function startProjectionService(
     logger,
   });
   registerProjectionRoutes(app, { getProjection, rebuilds });
+  if (affinity) router.start();
   const consumer: EventConsumer = await consumeEvents({
     js: bus.js,
     names: n,
     durable: config.PROJECTION_CONSUMER,
-    accept: (d) => applier.accept(d),
+    accept: affinity ? (d, data) => router.route(d, data) : (d) => applier.accept(d),
     refused: (sid, seq, code) => {
       if (sid !== undefined && seq !== undefined) applier.markBlocked(sid, seq, code);
     },
@@ -167,6 +181,7 @@ export async function startProjectionService(
   const ticker = setInterval(
     () => {
       applier.tick();
+      if (affinity) router.tick((sid) => applier.takeOver(sid));
       metrics.sample(Date.now());
     },
     Math.min(50, config.RECHECK_MS),
@@ -188,8 +203,14 @@ export async function startProjectionService(
     rebuilds,
     async stop() {
       ready = false;
+      if (affinity) router.stop();
       await consumer.stop();
       await applier.drain();
+      const { lagMs: _lag, ...counters } = applier.stats;
+      logger.info(
+        { stats: { ...counters, forwarded: router.forwarded } },
+        'projection applier stats',
+      );
       await rebuilds.settle();
       clearInterval(ticker);
       clearInterval(poller);
