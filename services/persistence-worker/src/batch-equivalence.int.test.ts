@@ -142,7 +142,7 @@ describe('set-based batches equal one-by-one application (docs/decisions/0035)',
   it('gives the same rows and outcomes for random workloads, orders, repeats and batch sizes', {
     timeout: 120_000,
   }, async () => {
-    for (const seed of [1, 2, 3]) {
+    for (const seed of [1, 2]) {
       const random = seededRandom(seed * 7919);
       const base = generateWorkload({
         seed,
