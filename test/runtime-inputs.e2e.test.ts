@@ -1,21 +1,15 @@
-import type { BusConnection } from '@agentwire/bus';
-import type { Names, SessionEvent } from '@agentwire/contracts';
+import type { SessionEvent } from '@agentwire/contracts';
 import type { createDatabase } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pingSubject } from '../services/runtime/src/nats/runtime-host.ts';
 import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
 } from '../services/runtime/src/testing/runtime-stack.ts';
-import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
 let stack: RuntimeStack;
-let bus: BusConnection;
 let client: RuntimeClient;
-let runtimes: Map<string, ServiceProcess>;
 let db: ReturnType<typeof createDatabase>;
-const names = (): Names => stack.names;
 const startRuntime = (instanceId: string) => stack.startRuntime(instanceId);
 
 beforeAll(async () => {
@@ -31,7 +25,7 @@ beforeAll(async () => {
     },
     ['inA', 'inB'],
   );
-  ({ bus, client, runtimes, db } = stack);
+  ({ client, db } = stack);
 });
 
 afterAll(async () => {
@@ -181,20 +175,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
       10_000,
       'admitted row',
     );
-    const victim = runtimes.get(owner);
-    if (victim === undefined) throw new Error(`unknown owner ${owner}`);
-    victim.kill('SIGKILL');
-    await victim.exited;
-    runtimes.delete(owner);
-    await waitUntil(
-      () =>
-        bus.nc.request(pingSubject(names().prefix, owner), '', { timeout: 200 }).then(
-          () => false,
-          (err: unknown) => /no responders/i.test(String(err)),
-        ),
-      10_000,
-      'the dead owner to disappear',
-    );
+    await stack.killRuntime(owner);
     const next = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
     expect(next).toMatchObject({ ok: true, status: 'complete' });
     await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn complete');

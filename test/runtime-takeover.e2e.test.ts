@@ -1,28 +1,21 @@
-import type { BusConnection } from '@agentwire/bus';
-import type { Names } from '@agentwire/contracts';
 import type { createDatabase } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pingSubject } from '../services/runtime/src/nats/runtime-host.ts';
 import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
 } from '../services/runtime/src/testing/runtime-stack.ts';
-import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
 let stack: RuntimeStack;
-let bus: BusConnection;
 let client: RuntimeClient;
-let runtimes: Map<string, ServiceProcess>;
 let db: ReturnType<typeof createDatabase>;
-const names = (): Names => stack.names;
 
 beforeAll(async () => {
   stack = await startRuntimeStack(
     { name: 'runtime-takeover-e2e', runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' } },
     ['rtA', 'rtB'],
   );
-  ({ bus, client, runtimes, db } = stack);
+  ({ client, db } = stack);
 });
 
 afterAll(async () => {
@@ -57,22 +50,7 @@ describe('session ownership across runtime processes (R13, flows 5 and 6)', () =
       'permission request',
     );
 
-    const victim = runtimes.get(owner);
-    if (victim === undefined) throw new Error(`unknown owner ${owner}`);
-    victim.kill('SIGKILL');
-    await victim.exited;
-    runtimes.delete(owner);
-    // Until the server has dropped the dead connection, a queue-group request may still be
-    // routed to it (a real frontend retries); wait until the owner's ping has no responders.
-    await waitUntil(
-      () =>
-        bus.nc.request(pingSubject(names().prefix, owner), '', { timeout: 200 }).then(
-          () => false,
-          (err: unknown) => /no responders/i.test(String(err)),
-        ),
-      10_000,
-      'the dead owner to disappear',
-    );
+    await stack.killRuntime(owner);
 
     const second = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
     expect(second).toMatchObject({ ok: true, status: 'complete' });

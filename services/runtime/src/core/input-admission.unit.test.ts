@@ -2,20 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SessionEvent, TitleReply } from '@agentwire/contracts';
-import { createScriptedProvider } from '@agentwire/model';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  countingIds,
-  RecordingLogger,
-  RecordingPublisher,
-  RecordingWriter,
-  steppingClock,
-} from '../testing/fake-ports.ts';
-import { createWorkspaceTools } from '../tools/workspace-tools.ts';
-import { EventAppender } from './event-appender.ts';
-import { EventWindow } from './event-window.ts';
-import { RuntimeSession, type RuntimeSessionOptions } from './runtime-session.ts';
-import { SessionEmitter } from './session-emitter.ts';
+import { createSessionHarness, type SessionHarnessOptions } from '../testing/session-harness.ts';
 import type { TitleGenerator, TitleGeneratorResult } from './title-job.ts';
 
 let root: string;
@@ -24,35 +12,10 @@ beforeEach(async () => {
   await writeFile(path.join(root, 'README.md'), '# demo\n');
 });
 
-function setup(extra: Partial<RuntimeSessionOptions> = {}) {
-  const ids = countingIds();
-  const clock = steppingClock();
-  const writer = new RecordingWriter();
-  const logger = new RecordingLogger();
-  const appender = new EventAppender({
-    sessionId: 's1',
-    window: new EventWindow(),
-    publisher: new RecordingPublisher(),
-    durable: { persistDurable: async () => {} },
-    usage: { recordUsage: () => {} },
-    logger,
-    lastDurableSequence: 0,
-  });
-  const events: SessionEvent[] = [];
-  appender.addSink({ name: 'test', onSessionEvent: (e) => void events.push(e) });
-  const session = new RuntimeSession({
-    emitter: new SessionEmitter('s1', appender, clock, ids),
-    writer,
-    model: createScriptedProvider(),
-    tools: new Map(createWorkspaceTools({ root }).map((t) => [t.name, t])),
-    clock,
-    ids,
-    logger,
-    cwd: root,
+function setup(extra: Omit<SessionHarnessOptions, 'root'> = {}) {
+  const { session, events, writer, logger } = createSessionHarness({
     root,
-    permissionTimeoutMs: 5_000,
     maxInputBytes: 1_000,
-    start: { persisted: false, title: null, turnCount: 0, history: [] },
     ...extra,
   });
   const permissions = () =>

@@ -3,12 +3,16 @@ import type {
   ErrorPayload,
   MessageTokens,
   ModelRequestMessage,
+  ModelStreamingPayload,
   ModelUsage,
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider, ModelToolCall, ModelToolSpec } from '@agentwire/model';
 import type { IdSource } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
+
+/** One streamed chunk of the step's assistant message (`model_streaming`, R16.2). */
+type StreamingFields = Omit<ModelStreamingPayload, 'assistantMessageId' | 'done'>;
 
 /** What a model step needs from its turn. */
 export interface ModelStepContext {
@@ -180,28 +184,22 @@ async function consumeStream(
   let failure: ErrorPayload | undefined;
   const { emitter, turnId, traceId, model } = ctx;
   const { assistantMessageId, textPartId, reasoningPartId } = ids;
-  const base = { assistantMessageId, done: false } as const;
+  const streaming = (fields: StreamingFields) =>
+    emitter.emit('model_streaming', turnId, traceId, {
+      assistantMessageId,
+      done: false,
+      ...fields,
+    });
   for await (const part of model.stream({ messages: history, tools: ctx.toolSpecs }, ctx.signal)) {
     if (part.type === 'text-delta') {
       text += part.text;
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
-        delta: part.text,
-        kind: 'text_delta',
-        partId: textPartId,
-      });
+      await streaming({ delta: part.text, kind: 'text_delta', partId: textPartId });
     } else if (part.type === 'reasoning-delta') {
       reasoning += part.text;
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
-        delta: part.text,
-        kind: 'reasoning_delta',
-        partId: reasoningPartId,
-      });
+      await streaming({ delta: part.text, kind: 'reasoning_delta', partId: reasoningPartId });
     } else if (part.type === 'tool-call') {
       calls.push({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
-      await emitter.emit('model_streaming', turnId, traceId, {
-        ...base,
+      await streaming({
         delta: '',
         kind: 'tool_call',
         toolCallId: part.toolCallId,

@@ -1,21 +1,11 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SessionEvent } from '@agentwire/contracts';
-import { createScriptedProvider, TWO_TOOLS_WRITTEN } from '@agentwire/model';
+import { TWO_TOOLS_WRITTEN } from '@agentwire/model';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  countingIds,
-  RecordingLogger,
-  RecordingPublisher,
-  RecordingWriter,
-  steppingClock,
-} from '../testing/fake-ports.ts';
+import { RecordingWriter } from '../testing/fake-ports.ts';
+import { createSessionHarness } from '../testing/session-harness.ts';
 import { createWorkspaceTools } from '../tools/workspace-tools.ts';
-import { EventAppender } from './event-appender.ts';
-import { EventWindow } from './event-window.ts';
-import { RuntimeSession } from './runtime-session.ts';
-import { SessionEmitter } from './session-emitter.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -26,38 +16,16 @@ beforeEach(async () => {
 function setup(
   options: { permissionTimeoutMs?: number; evicted?: string[]; failAssistant?: boolean } = {},
 ) {
-  const publisher = new RecordingPublisher();
   const writer = new RecordingWriter();
   if (options.failAssistant === true) {
     writer.saveAssistantMessage = async () => {
       throw new Error('commands stream unavailable');
     };
   }
-  const ids = countingIds();
-  const clock = steppingClock();
-  const appender = new EventAppender({
-    sessionId: 's1',
-    window: new EventWindow(),
-    publisher,
-    durable: { persistDurable: async () => {} },
-    usage: { recordUsage: () => {} },
-    logger: new RecordingLogger(),
-    lastDurableSequence: 0,
-  });
-  const events: SessionEvent[] = [];
-  appender.addSink({ name: 'test', onSessionEvent: (e) => void events.push(e) });
-  const session = new RuntimeSession({
-    emitter: new SessionEmitter('s1', appender, clock, ids),
-    writer,
-    model: createScriptedProvider(),
-    tools: new Map(createWorkspaceTools({ root }).map((t) => [t.name, t])),
-    clock,
-    ids,
-    logger: new RecordingLogger(),
-    cwd: root,
+  const { session, appender, events, publisher } = createSessionHarness({
     root,
+    writer,
     permissionTimeoutMs: options.permissionTimeoutMs ?? 5_000,
-    start: { persisted: false, title: null, turnCount: 0, history: [] },
     evictSealedTurn: async (turnId) => {
       options.evicted?.push(turnId);
     },

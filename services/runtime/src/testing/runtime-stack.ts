@@ -5,7 +5,8 @@ import { type BusConnection, connectBus } from '@agentwire/bus';
 import { type Names, names as namesOf } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
-import { RuntimeClient } from './runtime-client.ts';
+import { pingSubject } from '../nats/runtime-host.ts';
+import { RuntimeClient, waitUntil } from './runtime-client.ts';
 import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
 
 /** Options of {@link startRuntimeStack}. */
@@ -33,6 +34,12 @@ export interface RuntimeStack {
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
   startRuntime(instanceId: string): Promise<ServiceProcess>;
+  /**
+   * SIGKILLs a runtime (a crash), forgets it, and waits until its liveness ping has no
+   * responders: until the server dropped the dead connection, a queue-group request may
+   * still be routed to it (a real frontend retries).
+   */
+  killRuntime(instanceId: string): Promise<void>;
   /** SIGTERMs every process, waits for their exits, deletes the streams, closes everything. */
   stop(): Promise<void>;
 }
@@ -96,6 +103,35 @@ export async function startRuntimeStack(
     await db.destroy();
     await env.dispose();
   };
+  const killRuntime = async (instanceId: string) => {
+    const victim = runtimes.get(instanceId);
+    if (victim === undefined) throw new Error(`unknown runtime ${instanceId}`);
+    victim.kill('SIGKILL');
+    await victim.exited;
+    runtimes.delete(instanceId);
+    await waitUntil(
+      () =>
+        bus.nc.request(pingSubject(names.prefix, instanceId), '', { timeout: 200 }).then(
+          () => false,
+          (err: unknown) => /no responders/i.test(String(err)),
+        ),
+      10_000,
+      'the dead owner to disappear',
+    );
+  };
   const client = new RuntimeClient(bus, names);
-  return { env, names, workspace, bus, client, db, worker, sidecar, runtimes, startRuntime, stop };
+  return {
+    env,
+    names,
+    workspace,
+    bus,
+    client,
+    db,
+    worker,
+    sidecar,
+    runtimes,
+    startRuntime,
+    killRuntime,
+    stop,
+  };
 }

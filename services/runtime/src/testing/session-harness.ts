@@ -1,0 +1,68 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import { createScriptedProvider } from '@agentwire/model';
+import { EventAppender } from '../core/event-appender.ts';
+import { EventWindow } from '../core/event-window.ts';
+import { RuntimeSession, type RuntimeSessionOptions } from '../core/runtime-session.ts';
+import { SessionEmitter } from '../core/session-emitter.ts';
+import { createWorkspaceTools } from '../tools/workspace-tools.ts';
+import {
+  countingIds,
+  RecordingLogger,
+  RecordingPublisher,
+  RecordingWriter,
+  steppingClock,
+} from './fake-ports.ts';
+
+/** Options of {@link createSessionHarness}: the workspace, and any session option to override. */
+export type SessionHarnessOptions = { readonly root: string } & Partial<
+  Omit<RuntimeSessionOptions, 'emitter' | 'writer' | 'clock' | 'ids' | 'logger'>
+> & { readonly writer?: RecordingWriter };
+
+/** A session of `s1` over recording fakes, with every appended event collected. */
+export interface SessionHarness {
+  readonly session: RuntimeSession;
+  readonly appender: EventAppender;
+  readonly events: SessionEvent[];
+  readonly publisher: RecordingPublisher;
+  readonly writer: RecordingWriter;
+  readonly logger: RecordingLogger;
+}
+
+/**
+ * A fresh {@link RuntimeSession} for unit tests: the scripted model, the workspace tools
+ * confined to `root`, counting ids, a stepping clock, recording publisher, writer and
+ * logger, a 5 s permission timeout and an empty, unpersisted start; `options` override.
+ */
+export function createSessionHarness(options: SessionHarnessOptions): SessionHarness {
+  const { root, writer = new RecordingWriter(), ...overrides } = options;
+  const ids = countingIds();
+  const clock = steppingClock();
+  const logger = new RecordingLogger();
+  const publisher = new RecordingPublisher();
+  const appender = new EventAppender({
+    sessionId: 's1',
+    window: new EventWindow(),
+    publisher,
+    durable: { persistDurable: async () => {} },
+    usage: { recordUsage: () => {} },
+    logger,
+    lastDurableSequence: 0,
+  });
+  const events: SessionEvent[] = [];
+  appender.addSink({ name: 'test', onSessionEvent: (e) => void events.push(e) });
+  const session = new RuntimeSession({
+    emitter: new SessionEmitter('s1', appender, clock, ids),
+    writer,
+    model: createScriptedProvider(),
+    tools: new Map(createWorkspaceTools({ root }).map((t) => [t.name, t])),
+    clock,
+    ids,
+    logger,
+    cwd: root,
+    root,
+    permissionTimeoutMs: 5_000,
+    start: { persisted: false, title: null, turnCount: 0, history: [] },
+    ...overrides,
+  });
+  return { session, appender, events, publisher, writer, logger };
+}
