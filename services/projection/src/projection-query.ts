@@ -1,16 +1,10 @@
-import { z } from 'zod';
+import { type ProjectionGetReply, ProjectionGetRequest } from '@agentwire/contracts';
 
-/** Session ids are subject tokens (DESIGN.md "Subjects"): letters, digits, `-`, `_`. */
-export const SessionIdParam = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a session id is letters, digits, "-" or "_"');
-
-/** Request body of the `<prefix>.projection.get` service (DESIGN.md "Subjects"). */
-export const ProjectionGetRequest = z.object({ sessionId: SessionIdParam });
-/** Parsed {@link ProjectionGetRequest}. */
-export type ProjectionGetRequest = z.infer<typeof ProjectionGetRequest>;
+/**
+ * A session id as the HTTP routes accept it: the same rule as the `projection.get` request
+ * of `@agentwire/contracts` (a subject token, 1 to 200 characters; DESIGN.md "Subjects").
+ */
+export const SessionIdParam = ProjectionGetRequest.shape.sessionId;
 
 /**
  * A stored projection and the last sequence number applied to it (R10.2). A frontend takes
@@ -20,18 +14,6 @@ export interface ProjectionSnapshot<P = unknown> {
   readonly projection: P;
   readonly asOfSeq: number;
 }
-
-/** Reply of `<prefix>.projection.get`: the snapshot, or a typed refusal. */
-export const ProjectionGetReply = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), projection: z.unknown(), asOfSeq: z.number().int().min(0) }),
-  z.object({
-    ok: z.literal(false),
-    error: z.enum(['not_found', 'invalid_request', 'unavailable']),
-    message: z.string(),
-  }),
-]);
-/** Parsed {@link ProjectionGetReply}. */
-export type ProjectionGetReply = z.infer<typeof ProjectionGetReply>;
 
 /** Reads one session's stored projection; `undefined` when the session has none. */
 export type GetProjection = (sessionId: string) => Promise<ProjectionSnapshot | undefined>;
@@ -45,6 +27,8 @@ export async function answerProjectionGet(
   data: unknown,
   get: GetProjection,
 ): Promise<ProjectionGetReply> {
+  // The reply and request shapes are the contracts' (runtime-protocol.ts), which the gateway,
+  // the CLI and RuntimeClient parse.
   const request = ProjectionGetRequest.safeParse(data);
   if (!request.success) {
     return {

@@ -5,7 +5,7 @@ import {
   eventHeaders,
   provision,
 } from '@agentwire/bus';
-import { HEADERS, names, type SessionEvent } from '@agentwire/contracts';
+import { HEADERS, names, ProjectionGetReply, type SessionEvent } from '@agentwire/contracts';
 import { rebuildProjection } from '@agentwire/domain';
 import { createDatabase, type Database, migrate } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -16,7 +16,6 @@ import {
   generateSessionEvents,
   seededRandom,
 } from './generate-session-events.ts';
-import { ProjectionGetReply } from './projection-query.ts';
 import { type ProjectionProcess, spawnProjection } from './spawn-projection.ts';
 
 let env: TestEnvironment;
