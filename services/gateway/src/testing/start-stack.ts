@@ -57,11 +57,9 @@ export async function startStack(
   const workspace = await mkdtemp(path.join(tmpdir(), 'aw-stack-ws-'));
   await writeFile(path.join(workspace, 'README.md'), '# stack workspace\n');
   const base = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const worker = await startServiceProcess(
-    SERVICE_MAINS.persistenceWorker,
-    base,
-    { readyWhen: 'persistence-worker started' },
-  );
+  const worker = await startServiceProcess(SERVICE_MAINS.persistenceWorker, base, {
+    readyWhen: 'persistence-worker started',
+  });
   const [runtime, projection, gateway] = await Promise.all([
     startServiceProcess(
       SERVICE_MAINS.runtime,
