@@ -2,20 +2,21 @@ import type { Kysely } from 'kysely';
 import {
   type AdmitRow,
   admitInputs,
-  advanceLastSequences,
+  advanceLastSequencesSql,
   changeInputDeliveries,
   type DeliveryChangeRow,
   type EntryRow,
   foldedRounds,
   foldMessageWrite,
   foldPartWrite,
-  insertEntries,
+  insertEntriesSql,
   rounds,
   type SettleRow,
   settleInputs,
-  upsertKeyedEntries,
-  upsertMessages,
-  upsertParts,
+  upsertKeyedEntriesSql,
+  upsertMessagesSql,
+  upsertPartsSql,
+  writeTogether,
 } from './batch-writes.ts';
 import { type DurableEvent, ledgerCloseForDiscard } from './durable-events.ts';
 import { keyedEntryId } from './entries-repository.ts';
@@ -108,8 +109,9 @@ function collect(rows: EventRows, e: DurableEvent): void {
 /**
  * Writes many durable events (R6) inside the caller's transaction with a few set-based
  * statements (docs/decisions/0035), with the same rows as applying them one by one with
- * `applyDurableEvent` in (session, sequence) order: one statement per table and kind of
- * write, in rounds of distinct ids, then one raise of each session's `last_sequence`.
+ * `applyDurableEvent` in (session, sequence) order: the ledger writes (one statement per
+ * kind, in rounds of distinct ids), then one statement for the entries, the dividers and
+ * each session's `last_sequence` (rows of one id repeated in the batch in later rounds).
  */
 export async function applyDurableEvents(
   trx: Kysely<Database>,
@@ -134,14 +136,25 @@ export async function applyDurableEvents(
   };
   for (const e of sorted) collect(rows, e);
   const byId = (r: { readonly id: string }) => r.id;
-  for (const round of rounds(rows.entries, byId)) await insertEntries(trx, round);
-  for (const round of rounds(rows.keyed, byId)) await upsertKeyedEntries(trx, round);
+  // The ledger first (one statement per kind of write: same table), ...
   for (const round of rounds(rows.admits, byId)) await admitInputs(trx, round);
   for (const round of rounds(rows.changes, byId)) await changeInputDeliveries(trx, round);
   for (const round of rounds(rows.closes, byId)) await settleInputs(trx, round);
-  for (const round of foldedRounds(rows.messages, byId, foldMessageWrite)) {
-    await upsertMessages(trx, round);
-  }
-  for (const round of foldedRounds(rows.parts, byId, foldPartWrite)) await upsertParts(trx, round);
-  await advanceLastSequences(trx, rows.marks);
+  // ... then the first round of every other table and the sessions' high-water marks in one
+  // statement (distinct tables), then any further rounds (a repeated id in the batch).
+  const [entries = [], ...entryRounds] = rounds(rows.entries, byId);
+  const [keyed = [], ...keyedRounds] = rounds(rows.keyed, byId);
+  const [messages = [], ...messageRounds] = foldedRounds(rows.messages, byId, foldMessageWrite);
+  const [parts = [], ...partRounds] = foldedRounds(rows.parts, byId, foldPartWrite);
+  await writeTogether(trx, [
+    ...(entries.length > 0 ? [insertEntriesSql(entries)] : []),
+    ...(keyed.length > 0 ? [upsertKeyedEntriesSql(keyed)] : []),
+    ...(messages.length > 0 ? [upsertMessagesSql(messages)] : []),
+    ...(parts.length > 0 ? [upsertPartsSql(parts)] : []),
+    ...(rows.marks.size > 0 ? [advanceLastSequencesSql(rows.marks)] : []),
+  ]);
+  for (const round of entryRounds) await insertEntriesSql(round).execute(trx);
+  for (const round of keyedRounds) await upsertKeyedEntriesSql(round).execute(trx);
+  for (const round of messageRounds) await upsertMessagesSql(round).execute(trx);
+  for (const round of partRounds) await upsertPartsSql(round).execute(trx);
 }

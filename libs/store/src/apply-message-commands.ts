@@ -7,7 +7,9 @@ import {
   rounds,
   settleInputs,
   upsertMessages,
+  upsertMessagesSql,
   upsertParts,
+  upsertPartsSql,
 } from './batch-writes.ts';
 import type { LedgerStatusValue } from './ledger-repository.ts';
 import type { MessageInput, PartInput } from './messages-repository.ts';
@@ -81,43 +83,13 @@ export async function applyMessageCommands(
   const results: (MessageCommandResult | undefined)[] = commands.map(() => undefined);
   const promoted = await promote(trx, commands, results);
   const planned = commands.map((c, i) => (results[i] === undefined ? plan(c) : { parts: [] }));
-  const messageWrites = planned.flatMap((p, i) =>
-    p.message ? [{ i, row: p.message, absorbed: [] as number[] }] : [],
-  );
-  const partWrites = planned.flatMap((p, i) =>
-    p.parts.map((row) => ({ i, row, absorbed: [] as number[] })),
-  );
-  const applied = new Set<number>();
-  const messageRounds = foldedRounds(
-    messageWrites,
-    (w) => w.row.id,
-    (k, n) => absorb(k, n, foldMessageWrite(k.row, n.row)),
-  );
-  for (const round of messageRounds) {
-    const ids = await upsertMessages(
-      trx,
-      round.map((w) => w.row),
-    );
-    for (const w of round)
-      if (ids.has(w.row.id)) for (const i of [w.i, ...w.absorbed]) applied.add(i);
-  }
-  const partApplied = new Set<number>();
-  const partRounds = foldedRounds(
-    partWrites,
-    (w) => w.row.id,
-    (k, n) => absorb(k, n, foldPartWrite(k.row, n.row)),
-  );
-  for (const round of partRounds) {
-    const ids = await upsertParts(
-      trx,
-      round.map((w) => w.row),
-    );
-    for (const w of round) {
-      if (ids.has(w.row.id)) for (const i of [w.i, ...w.absorbed]) partApplied.add(i);
-    }
-  }
+  const { applied, partApplied } = await writeRows(trx, planned);
   const unsettled = commands.flatMap((c, i) =>
-    results[i] === undefined && c.kind !== 'save_user_message' && !applied.has(i) ? [i] : [],
+    results[i] === undefined &&
+    c.kind !== 'save_user_message' &&
+    !(c.kind === 'save_part' ? partApplied : applied).has(i)
+      ? [i]
+      : [],
   );
   const stored = await storedVersions(trx, unsettled, planned);
   return commands.map((c, i): MessageCommandResult => {
@@ -138,6 +110,82 @@ export async function applyMessageCommands(
       (p.message !== undefined || s.status === ((write as PartInput).status ?? null));
     return { outcome: same ? 'duplicate' : 'stale' };
   });
+}
+
+/**
+ * Writes the planned messages and parts (folded, in rounds; the first round of both tables
+ * in one statement) and returns which commands' message and part writes were applied.
+ */
+async function writeRows(
+  trx: Kysely<Database>,
+  planned: readonly Planned[],
+): Promise<{ applied: Set<number>; partApplied: Set<number> }> {
+  const messageWrites = planned.flatMap((p, i) =>
+    p.message ? [{ i, row: p.message, absorbed: [] as number[] }] : [],
+  );
+  const partWrites = planned.flatMap((p, i) =>
+    p.parts.map((row) => ({ i, row, absorbed: [] as number[] })),
+  );
+  const messageRounds = foldedRounds(
+    messageWrites,
+    (w) => w.row.id,
+    (k, n) => absorb(k, n, foldMessageWrite(k.row, n.row)),
+  );
+  const partRounds = foldedRounds(
+    partWrites,
+    (w) => w.row.id,
+    (k, n) => absorb(k, n, foldPartWrite(k.row, n.row)),
+  );
+  const applied = new Set<number>();
+  const partApplied = new Set<number>();
+  const mark = (round: readonly Write<{ id: string }>[], ids: Set<string>, into: Set<number>) => {
+    for (const w of round) if (ids.has(w.row.id)) for (const i of [w.i, ...w.absorbed]) into.add(i);
+  };
+  let [m0, ...mRest] = messageRounds;
+  let [p0, ...pRest] = partRounds;
+  if (m0 !== undefined && p0 !== undefined) {
+    // The first round of both tables in one statement (one round trip).
+    const { messages, parts } = await upsertMessagesAndParts(trx, m0, p0);
+    mark(m0, messages, applied);
+    mark(p0, parts, partApplied);
+    [m0, p0] = [undefined, undefined];
+  }
+  for (const round of m0 === undefined ? mRest : [m0, ...mRest]) {
+    mark(
+      round,
+      await upsertMessages(
+        trx,
+        round.map((w) => w.row),
+      ),
+      applied,
+    );
+  }
+  for (const round of p0 === undefined ? pRest : [p0, ...pRest]) {
+    mark(
+      round,
+      await upsertParts(
+        trx,
+        round.map((w) => w.row),
+      ),
+      partApplied,
+    );
+  }
+  return { applied, partApplied };
+}
+
+/** Upserts messages and parts in one statement; returns the ids written, per table. */
+async function upsertMessagesAndParts(
+  trx: Kysely<Database>,
+  messages: readonly Write<MessageInput>[],
+  parts: readonly Write<PartInput>[],
+): Promise<{ messages: Set<string>; parts: Set<string> }> {
+  const m = upsertMessagesSql(messages.map((w) => w.row));
+  const p = upsertPartsSql(parts.map((w) => w.row));
+  const result = await sql<{ t: string; id: string }>`with m as (${m}), p as (${p})
+    select 'm' as t, id from m union all select 'p' as t, id from p`.execute(trx);
+  const out = { messages: new Set<string>(), parts: new Set<string>() };
+  for (const r of result.rows) (r.t === 'm' ? out.messages : out.parts).add(r.id);
+  return out;
 }
 
 /** A write carrying the commands whose writes were folded into it. */

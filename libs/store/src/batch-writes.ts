@@ -99,6 +99,11 @@ async function writtenIds(db: Kysely<Database>, query: RawBuilder<{ id: string }
 
 /** Many {@link saveMessage}s of distinct ids: inserted, or replaced by a greater version. */
 export function upsertMessages(db: Kysely<Database>, rows: readonly MessageInput[]) {
+  return writtenIds(db, upsertMessagesSql(rows));
+}
+
+/** The statement of {@link upsertMessages} (returns the ids written). */
+export function upsertMessagesSql(rows: readonly MessageInput[]): RawBuilder<{ id: string }> {
   const data = rows.map((m) => ({
     id: m.id,
     session_id: m.sessionId,
@@ -107,21 +112,23 @@ export function upsertMessages(db: Kysely<Database>, rows: readonly MessageInput
     version: m.version,
     created_at: iso(m.createdAt),
   }));
-  return writtenIds(
-    db,
-    sql<{ id: string }>`insert into messages (id, session_id, role, data, version, created_at)
+  return sql<{ id: string }>`insert into messages (id, session_id, role, data, version, created_at)
       select id, session_id, role, data, version, created_at
       from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, session_id text,
         role text, data jsonb, version bigint, created_at timestamptz)
       on conflict (id) do update set data = excluded.data, version = excluded.version,
         created_at = excluded.created_at
       where messages.version < excluded.version
-      returning id`,
-  );
+      returning id`;
 }
 
 /** Many {@link savePart}s of distinct ids: (status rank, version) grows; terminal is final. */
 export function upsertParts(db: Kysely<Database>, rows: readonly PartInput[]) {
+  return writtenIds(db, upsertPartsSql(rows));
+}
+
+/** The statement of {@link upsertParts} (returns the ids written). */
+export function upsertPartsSql(rows: readonly PartInput[]): RawBuilder<{ id: string }> {
   const data = rows.map((p) => ({
     id: p.id,
     message_id: p.messageId,
@@ -132,11 +139,9 @@ export function upsertParts(db: Kysely<Database>, rows: readonly PartInput[]) {
     data: p.data,
     version: p.version,
   }));
-  return writtenIds(
-    db,
-    sql<{
-      id: string;
-    }>`insert into parts (id, message_id, session_id, type, status, status_rank, data, version)
+  return sql<{
+    id: string;
+  }>`insert into parts (id, message_id, session_id, type, status, status_rank, data, version)
       select id, message_id, session_id, type, status, status_rank, data, version
       from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, message_id text,
         session_id text, type text, status text, status_rank smallint, data jsonb, version bigint)
@@ -144,8 +149,7 @@ export function upsertParts(db: Kysely<Database>, rows: readonly PartInput[]) {
         status_rank = excluded.status_rank, data = excluded.data, version = excluded.version
       where (parts.status_rank, parts.version) < (excluded.status_rank, excluded.version)
         and not (parts.status_rank = 2 and parts.status is distinct from excluded.status)
-      returning id`,
-  );
+      returning id`;
 }
 
 /** A session entry row for {@link insertEntries} / {@link upsertKeyedEntries}. */
@@ -181,18 +185,28 @@ const ENTRY_SELECT = (json: string) => sql`select id, session_id, type, key, eve
 
 /** Many {@link saveEntry}s: once per producing event, a repeat is a no-op. */
 export async function insertEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
-  await sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
+  await insertEntriesSql(rows).execute(db);
+}
+
+/** The statement of {@link insertEntries}. */
+export function insertEntriesSql(rows: readonly EntryRow[]): RawBuilder<unknown> {
+  return sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
       created_at) ${ENTRY_SELECT(entryData(rows))}
-    on conflict (id) do nothing`.execute(db);
+    on conflict (id) do nothing`;
 }
 
 /** Many {@link upsertKeyedEntry}s of distinct ids: a newer event sequence wins. */
 export async function upsertKeyedEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
-  await sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
+  await upsertKeyedEntriesSql(rows).execute(db);
+}
+
+/** The statement of {@link upsertKeyedEntries}. */
+export function upsertKeyedEntriesSql(rows: readonly EntryRow[]): RawBuilder<unknown> {
+  return sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
       created_at) ${ENTRY_SELECT(entryData(rows))}
     on conflict (id) do update set event_id = excluded.event_id, sequence = excluded.sequence,
       data = excluded.data, created_at = excluded.created_at
-    where session_entries.sequence < excluded.sequence`.execute(db);
+    where session_entries.sequence < excluded.sequence`;
 }
 
 /** Raises `sessions.last_sequence` of many sessions (one row each; stubs where absent). */
@@ -201,13 +215,37 @@ export async function advanceLastSequences(
   marks: ReadonlyMap<string, number>,
 ): Promise<void> {
   if (marks.size === 0) return;
+  await advanceLastSequencesSql(marks).execute(db);
+}
+
+/** The statement of {@link advanceLastSequences} (session rows in id order). */
+export function advanceLastSequencesSql(marks: ReadonlyMap<string, number>): RawBuilder<unknown> {
   // Sorted, so that every writer locks session rows in one order (no deadlock).
   const sorted = [...marks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const data = JSON.stringify(sorted.map(([id, seq]) => ({ id, seq })));
-  await sql`insert into sessions (id, last_sequence)
+  return sql`insert into sessions (id, last_sequence)
     select id, seq from jsonb_to_recordset(${data}::jsonb) as r(id text, seq bigint)
     on conflict (id) do update set last_sequence = excluded.last_sequence
-    where sessions.last_sequence < excluded.last_sequence`.execute(db);
+    where sessions.last_sequence < excluded.last_sequence`;
+}
+
+/**
+ * Runs several writes to *different* tables as one statement (data-modifying `WITH`), one
+ * round trip instead of one each. Writes to one table must not be combined: Postgres
+ * does not let one statement touch a row twice, nor one sub-statement see another's rows.
+ */
+export async function writeTogether(
+  db: Kysely<Database>,
+  statements: readonly RawBuilder<unknown>[],
+): Promise<void> {
+  const [first, ...rest] = statements;
+  if (first === undefined) return;
+  if (rest.length === 0) {
+    await first.execute(db);
+    return;
+  }
+  const ctes = statements.map((s, i) => sql`${sql.raw(`w${i}`)} as (${s})`);
+  await sql`with ${sql.join(ctes)} select 1`.execute(db);
 }
 
 const assignments = (set: Record<string, RawBuilder<unknown>>) =>
