@@ -119,9 +119,11 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
 
   it('fails clearly, with exit codes, on bad usage and unknown sessions or requests', async () => {
     const sid = (await agentwire('new')).stdout.trim();
+    // Two ids: a prompt on an unknown id leaves a lease delete marker in the KV bucket, and
+    // RuntimeClient.knows() counts that as a trace, so a follow racing it could tail forever.
     const runs = await Promise.all([
       agentwire('prompt', 'no-such-session', 'hi'),
-      agentwire('follow', 'no-such-session'),
+      agentwire('follow', 'no-such-session-either'),
       agentwire('answer', sid, 'no-such-request', 'allow'),
       agentwire('prompt', 'bad id!', 'hi'),
       agentwire('follow', sid, '--after', 'soon'),
@@ -129,7 +131,7 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
     ]);
     expect(runs.map((r) => [r.code, r.stderr.split('\n')[0]])).toEqual([
       [3, expect.stringMatching(/^agentwire: prompt: .*\(unknown_session\)$/)],
-      [3, 'agentwire: no session no-such-session'],
+      [3, 'agentwire: no session no-such-session-either'],
       [3, expect.stringMatching(/^agentwire: answer: .*\(unknown_permission_request\)$/)],
       [2, expect.stringMatching(/^agentwire: invalid session id "bad id!"/)],
       [2, expect.stringMatching(/^agentwire: --after must be a non-negative integer/)],
