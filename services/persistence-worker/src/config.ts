@@ -20,7 +20,7 @@ export const WorkerConfig = z.object({
   HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
   HTTP_HOST: z.string().min(1).default('0.0.0.0'),
   /** Messages fetched per pull, and applied in one transaction. */
-  AW_PULL_BATCH_SIZE: positiveInt(256),
+  AW_PULL_BATCH_SIZE: positiveInt(512),
   /** Deliveries of a failing message before it is dead-lettered. */
   AW_MAX_DELIVER: positiveInt(5),
   /** A message body larger than this is dead-lettered unread. */
