@@ -21,7 +21,8 @@ const demoOnly = process.argv.includes('--demo-only');
 const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/agentwire';
 const prefix = process.env.AW_PREFIX ?? 'aw';
-const gatewayPort = process.env.AW_GATEWAY_PORT ?? '8080';
+/** The gateway's public port (its `HTTP_PORT`); every other service takes an ephemeral one. */
+const gatewayPort = process.env.HTTP_PORT ?? '8080';
 const stateDir = path.join(root, '.agentwire');
 const logDir = path.join(stateDir, 'logs');
 const workspace = process.env.AW_WORKSPACE_ROOT ?? path.join(stateDir, 'workspace');
@@ -40,7 +41,7 @@ const services: readonly Service[] = [
   {
     name: 'gateway',
     main: 'services/gateway/src/main.ts',
-    env: { HTTP_PORT: gatewayPort, AW_GATEWAY_PORT: gatewayPort },
+    env: { HTTP_PORT: gatewayPort },
   },
 ];
 

@@ -197,7 +197,7 @@ export const projectionGroup: BenchGroup = {
             NATS_URL,
             DATABASE_URL: db.url,
             AW_PREFIX: prefix,
-            INSTANCE_ID: `bench-${i}`,
+            AW_INSTANCE_ID: `bench-${i}`,
           }),
         );
       }

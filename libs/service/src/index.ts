@@ -1,4 +1,13 @@
 export {
+  BaseServiceConfig,
+  DatabaseConfig,
+  DEFAULT_DATABASE_URL,
+  DEFAULT_NATS_URL,
+  LOG_LEVELS,
+  positiveInt,
+  token,
+} from './base-service-config.ts';
+export {
   buildServiceApp,
   listenServiceApp,
   PROMETHEUS_CONTENT_TYPE,
@@ -12,4 +21,11 @@ export {
   runService,
   type ServiceHost,
 } from './run-service.ts';
+export {
+  runServiceMain,
+  type ServiceLifecycle,
+  type ServiceMainContext,
+  type ServiceMainLogger,
+  type ServiceMainOptions,
+} from './run-service-main.ts';
 export { noopServiceLogger, type ServiceLogger } from './service-logger.ts';

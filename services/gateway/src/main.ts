@@ -1,13 +1,12 @@
 /**
  * Entry point of the gateway: `node services/gateway/src/main.ts`. Reads its environment
  * (config.ts), connects to NATS, serves the session routes, the SSE follow route and
- * /healthz, /readyz, /metrics on AW_GATEWAY_PORT; on SIGTERM it stops being ready, ends
- * every SSE stream cleanly, closes the HTTP server and drains its NATS connection.
+ * /healthz, /readyz, /metrics on HTTP_PORT (8080 by default); on SIGTERM it stops being
+ * ready, ends every SSE stream cleanly, closes the HTTP server and drains its NATS connection.
  */
 import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { listenServiceApp, loadConfig, runService } from '@agentwire/service';
-import { createLogger, startTelemetry } from '@agentwire/telemetry';
+import { listenServiceApp, runServiceMain } from '@agentwire/service';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './build-app.ts';
 import { GatewayConfig } from './config.ts';
@@ -15,59 +14,55 @@ import { createGatewayMetrics } from './gateway-metrics.ts';
 import { SseHub } from './sse-hub.ts';
 
 const SERVICE = 'gateway';
-const telemetry = startTelemetry({ serviceName: SERVICE });
-const logger = createLogger({ name: SERVICE });
-const config = (() => {
-  try {
-    return loadConfig(GatewayConfig);
-  } catch (error) {
-    logger.error({ err: error }, error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-})();
-const hub = new SseHub();
-const metrics = createGatewayMetrics(SERVICE, hub);
-let bus: BusConnection | undefined;
-let app: FastifyInstance | undefined;
-let draining = false;
 
-await runService({
+await runServiceMain({
   name: SERVICE,
-  logger,
-  drainTimeoutMs: config.AW_DRAIN_TIMEOUT_MS,
-  start: async () => {
-    bus = await connectBus({ servers: config.NATS_URL, name: `gateway-${process.pid}`, logger });
-    const connected = bus;
-    app = buildApp({
-      backend: new RuntimeClient(connected, names(config.AW_PREFIX), {
-        timeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
-      }),
-      hub,
-      metrics,
-      logger,
-      readiness: () => ({
-        ok: !draining && !connected.nc.isClosed(),
-        detail: { nats: !connected.nc.isClosed(), draining, sseStreams: hub.size },
-      }),
-      bodyLimit: config.AW_GATEWAY_BODY_LIMIT,
-      requestTimeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
-      waitTimeoutMs: config.AW_GATEWAY_WAIT_TIMEOUT_MS,
-      heartbeatMs: config.AW_GATEWAY_HEARTBEAT_MS,
-    });
-    await listenServiceApp(app, {
-      name: SERVICE,
-      port: config.AW_GATEWAY_PORT,
-      host: config.AW_GATEWAY_HOST,
-      logger,
-    });
-  },
-  stop: async () => {
-    draining = true;
-    const open = hub.size;
-    await app?.close();
-    logger.info({ sseStreams: open }, 'gateway closed its sse streams and http server');
-    await bus?.close();
-    await metrics.registry.shutdown();
-    await telemetry.shutdown();
+  config: GatewayConfig,
+  setup: ({ config, logger }) => {
+    const hub = new SseHub();
+    const metrics = createGatewayMetrics(SERVICE, hub);
+    let bus: BusConnection | undefined;
+    let app: FastifyInstance | undefined;
+    let draining = false;
+    return {
+      start: async () => {
+        bus = await connectBus({
+          servers: config.NATS_URL,
+          name: `gateway-${process.pid}`,
+          logger,
+        });
+        const connected = bus;
+        app = buildApp({
+          backend: new RuntimeClient(connected, names(config.AW_PREFIX), {
+            timeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
+          }),
+          hub,
+          metrics,
+          logger,
+          readiness: () => ({
+            ok: !draining && !connected.nc.isClosed(),
+            detail: { nats: !connected.nc.isClosed(), draining, sseStreams: hub.size },
+          }),
+          bodyLimit: config.AW_GATEWAY_BODY_LIMIT,
+          requestTimeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
+          waitTimeoutMs: config.AW_GATEWAY_WAIT_TIMEOUT_MS,
+          heartbeatMs: config.AW_GATEWAY_HEARTBEAT_MS,
+        });
+        await listenServiceApp(app, {
+          name: SERVICE,
+          port: config.HTTP_PORT,
+          host: config.HTTP_HOST,
+          logger,
+        });
+      },
+      stop: async () => {
+        draining = true;
+        const open = hub.size;
+        await app?.close();
+        logger.info({ sseStreams: open }, 'gateway closed its sse streams and http server');
+        await bus?.close();
+        await metrics.registry.shutdown();
+      },
+    };
   },
 });

@@ -1,24 +1,13 @@
-import { DEFAULT_PREFIX } from '@agentwire/contracts';
-import { z } from 'zod';
-
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
+import type { z } from 'zod';
 
 /**
- * The persistence worker's environment (DESIGN.md "Processes": zod-validated). Every
+ * The persistence worker's environment (DESIGN.md "Processes": zod-validated): the shared
+ * variables of `BaseServiceConfig` and `DatabaseConfig`, and its own `AW_*` settings. Every
  * instance with the same `AW_PREFIX` shares the same durable consumers, so any number of
  * them split the work.
  */
-export const WorkerConfig = z.object({
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-  /** Subject prefix (DESIGN.md "Names"). */
-  AW_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/, 'must be one subject token')
-    .default(DEFAULT_PREFIX),
-  /** HTTP port of /healthz, /readyz, /metrics; 0 picks an ephemeral port (logged). */
-  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+export const WorkerConfig = BaseServiceConfig.extend(DatabaseConfig.shape).extend({
   /** Messages fetched per pull, and applied in one transaction. */
   AW_PULL_BATCH_SIZE: positiveInt(512),
   /** Deliveries of a failing message before it is dead-lettered. */
@@ -30,16 +19,8 @@ export const WorkerConfig = z.object({
   /** Postgres connection pool size. */
   AW_PG_POOL_SIZE: positiveInt(4),
   /** Durable consumer names; change only to run an independent second set. */
-  AW_EVENTS_DURABLE: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('persistence-events'),
-  AW_COMMANDS_DURABLE: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('persistence-commands'),
-  /** How long SIGTERM may take to drain before the process exits 1. */
-  AW_DRAIN_TIMEOUT_MS: positiveInt(20_000),
+  AW_EVENTS_DURABLE: token().default('persistence-events'),
+  AW_COMMANDS_DURABLE: token().default('persistence-commands'),
 });
 /** The persistence worker's parsed configuration. */
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

@@ -1,18 +1,27 @@
-import { loadConfig, runService } from '@agentwire/service';
-import { createLogger } from '@agentwire/telemetry';
+/**
+ * Entry point of a projection instance: `node services/projection/src/main.ts`. Reads its
+ * environment (projection-config.ts), serves /healthz, /readyz, /metrics and the projection
+ * routes, and applies session events until SIGTERM drains it.
+ */
+import { runServiceMain } from '@agentwire/service';
 import { ProjectionConfig } from './projection-config.ts';
 import { type ProjectionService, startProjectionService } from './projection-service.ts';
 
-const config = loadConfig(ProjectionConfig);
-const logger = createLogger({ name: 'projection' }).child({ instance: config.INSTANCE_ID });
-let service: ProjectionService | undefined;
-await runService({
+await runServiceMain({
   name: 'projection',
-  logger,
-  start: async () => {
-    service = await startProjectionService(config, logger);
-  },
-  stop: async () => {
-    await service?.stop();
+  config: ProjectionConfig,
+  setup: ({ config, logger }) => {
+    let service: ProjectionService | undefined;
+    return {
+      start: async () => {
+        service = await startProjectionService(
+          config,
+          logger.child({ instance: config.AW_INSTANCE_ID }),
+        );
+      },
+      stop: async () => {
+        await service?.stop();
+      },
+    };
   },
 });

@@ -81,7 +81,7 @@ export function createProjectionMetrics(
   );
   gauge(
     PROJECTION_METRICS.stuckSessions,
-    'sessions waiting past STUCK_AFTER_MS',
+    'sessions waiting past AW_PROJECTION_STUCK_AFTER_MS',
     () => source.stuck().length,
   );
   meter

@@ -59,21 +59,21 @@ export async function startProjectionService(
   const n = names(config.AW_PREFIX);
   const bus = await connectBus({
     servers: config.NATS_URL,
-    name: config.INSTANCE_ID,
+    name: config.AW_INSTANCE_ID,
     logger,
     noAsyncTraces: true,
   });
   const db = createDatabase(config.DATABASE_URL, {
-    poolSize: config.DB_POOL_SIZE,
-    applicationName: config.INSTANCE_ID,
+    poolSize: config.AW_PG_POOL_SIZE,
+    applicationName: config.AW_INSTANCE_ID,
   });
   await migrate(db);
   await ensureStreams(bus.nc, bus.jsm, n);
   await ensureProjectionConsumer(bus.jsm, {
     names: n,
-    durable: config.PROJECTION_CONSUMER,
-    ackWaitMs: config.ACK_WAIT_MS,
-    maxAckPending: config.MAX_ACK_PENDING,
+    durable: config.AW_PROJECTION_DURABLE,
+    ackWaitMs: config.AW_ACK_WAIT_MS,
+    maxAckPending: config.AW_PROJECTION_MAX_ACK_PENDING,
   });
   const store = new PgProjectionStore(db);
   const router = new SessionRouter({
@@ -81,24 +81,24 @@ export async function startProjectionService(
     prefix: n.prefix,
     self: randomUUID(),
     accept: (d) => applier.accept(d),
-    heartbeatMs: config.MEMBER_HEARTBEAT_MS,
-    expireMs: config.MEMBER_EXPIRE_MS,
+    heartbeatMs: config.AW_PROJECTION_HEARTBEAT_MS,
+    expireMs: config.AW_PROJECTION_MEMBER_EXPIRE_MS,
     now: Date.now,
     logger,
   });
-  const affinity = config.SESSION_AFFINITY === 'on';
+  const affinity = config.AW_PROJECTION_SESSION_AFFINITY === 'on';
   const applier = new ProjectionApplier<SessionProjection>({
     reader: new ReadCoalescer(store, 2, 500),
-    writer: new WriteCoalescer(store, Math.max(1, config.CONCURRENCY >> 1), 200),
+    writer: new WriteCoalescer(store, Math.max(1, config.AW_PROJECTION_CONCURRENCY >> 1), 200),
     reduce: reduceSessionProjection,
     now: Date.now,
-    holdMs: config.HOLD_MS,
-    keepAliveMs: Math.max(100, Math.floor(config.ACK_WAIT_MS / 3)),
-    maxHeld: config.MAX_HELD,
-    gapNakDelayMs: config.GAP_NAK_DELAY_MS,
-    recheckMs: config.RECHECK_MS,
-    stuckAfterMs: config.STUCK_AFTER_MS,
-    maxDeliver: config.MAX_DELIVER,
+    holdMs: config.AW_PROJECTION_HOLD_MS,
+    keepAliveMs: Math.max(100, Math.floor(config.AW_ACK_WAIT_MS / 3)),
+    maxHeld: config.AW_PROJECTION_MAX_HELD,
+    gapNakDelayMs: config.AW_PROJECTION_GAP_NAK_DELAY_MS,
+    recheckMs: config.AW_PROJECTION_RECHECK_MS,
+    stuckAfterMs: config.AW_PROJECTION_STUCK_AFTER_MS,
+    maxDeliver: config.AW_MAX_DELIVER,
     ...(affinity ? { owns: (sid: string) => router.owns(sid) } : {}),
     onCommitted: (sid, last) => bus.nc.publish(appliedSubject(n.prefix, sid), String(last)),
     logger,
@@ -137,7 +137,7 @@ export async function startProjectionService(
         names: n,
         store,
         reduce: reduceSessionProjection,
-        batchSessions: config.REBUILD_BATCH_SESSIONS,
+        batchSessions: config.AW_PROJECTION_REBUILD_BATCH_SESSIONS,
         ...(sessionId === undefined ? {} : { sessionId }),
         onProgress,
         onWritten: (sid, last) => {
@@ -170,7 +170,7 @@ export async function startProjectionService(
   const consumer: EventConsumer = await consumeEvents({
     js: bus.js,
     names: n,
-    durable: config.PROJECTION_CONSUMER,
+    durable: config.AW_PROJECTION_DURABLE,
     accept: affinity ? (d, data) => router.route(d, data) : (d) => applier.accept(d),
     refused: (sid, seq, code) => {
       if (sid !== undefined && seq !== undefined) applier.markBlocked(sid, seq, code);
@@ -184,17 +184,22 @@ export async function startProjectionService(
       if (affinity) router.tick((sid) => applier.takeOver(sid));
       metrics.sample(Date.now());
     },
-    Math.min(50, config.RECHECK_MS),
+    Math.min(50, config.AW_PROJECTION_RECHECK_MS),
   );
   const poller = setInterval(() => {
-    bus.jsm.consumers.info(n.eventsStream, config.PROJECTION_CONSUMER).then(
+    bus.jsm.consumers.info(n.eventsStream, config.AW_PROJECTION_DURABLE).then(
       (info) => {
         pending = info.num_pending + info.num_ack_pending;
       },
       () => {},
     );
   }, 2_000);
-  const port = await listenServiceApp(app, { name: 'projection', port: config.HTTP_PORT, logger });
+  const port = await listenServiceApp(app, {
+    name: 'projection',
+    port: config.HTTP_PORT,
+    host: config.HTTP_HOST,
+    logger,
+  });
   ready = true;
   return {
     port,

@@ -1,30 +1,18 @@
-import { DEFAULT_PREFIX } from '@agentwire/contracts';
+import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
 import { z } from 'zod';
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-
 /**
- * The runtime's environment (DESIGN.md "Processes": zod-validated). The model is the
+ * The runtime's environment (DESIGN.md "Processes": zod-validated): the shared variables of
+ * `BaseServiceConfig` and `DatabaseConfig`, and its own `AW_*` settings. The model is the
  * scripted provider unless `AW_MODEL_PROVIDER=openai-compatible`, which needs
  * `AW_MODEL_BASE_URL` and `AW_MODEL_ID` (and usually `AW_MODEL_API_KEY`).
  */
-export const RuntimeConfig = z
-  .object({
-    NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-    AW_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/, 'must be one subject token')
-      .default(DEFAULT_PREFIX),
-    HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-    HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
+  .extend({
     /** Every tool path is confined to this directory (issue 6, item 4). */
     AW_WORKSPACE_ROOT: z.string().min(1),
     /** This process's instance id; random per start when absent (never reused, R13.1). */
-    AW_INSTANCE_ID: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/)
-      .optional(),
+    AW_INSTANCE_ID: token().optional(),
     AW_MODEL_PROVIDER: z.enum(['scripted', 'openai-compatible']).default('scripted'),
     AW_MODEL_BASE_URL: z.string().url().optional(),
     AW_MODEL_API_KEY: z.string().optional(),
@@ -37,7 +25,6 @@ export const RuntimeConfig = z
     /** Must match the lease bucket's TTL (provisioned with it when the bucket is new). */
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
-    AW_DRAIN_TIMEOUT_MS: positiveInt(20_000),
     /**
      * Title generation through the sidecar (R9.4-R9.5, flow 4): `on` gives sessions the
      * empty config object that turns it on; absent or `off` means off (R9.5).

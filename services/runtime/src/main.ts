@@ -4,55 +4,46 @@
  * Postgres, provisions, and hosts sessions until SIGTERM: it then stops accepting,
  * interrupts running turns, waits for them to end and releases its leases.
  */
-import { buildServiceApp, listenServiceApp, loadConfig, runService } from '@agentwire/service';
-import { createLogger, startTelemetry } from '@agentwire/telemetry';
+import { buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
 import { RuntimeConfig } from './config.ts';
 import { createRuntimeMetrics } from './runtime-metrics.ts';
 import { type StartedRuntime, startRuntime } from './start-runtime.ts';
 
 const SERVICE = 'runtime';
-const telemetry = startTelemetry({ serviceName: SERVICE });
-const logger = createLogger({ name: SERVICE });
-const config = (() => {
-  try {
-    return loadConfig(RuntimeConfig);
-  } catch (error) {
-    logger.error({ err: error }, error instanceof Error ? error.message : String(error));
-    process.exit(1);
-  }
-})();
-const metrics = createRuntimeMetrics(SERVICE);
-let runtime: StartedRuntime | undefined;
-const app = buildServiceApp({
-  name: SERVICE,
-  readiness: () => ({
-    ok: runtime?.host.accepting === true,
-    detail: {
-      instanceId: runtime?.instanceId ?? null,
-      resident: runtime?.host.residentSessionIds.length ?? 0,
-    },
-  }),
-  metricsText: () => metrics.registry.render(),
-  logger,
-});
 
-await runService({
+await runServiceMain({
   name: SERVICE,
-  logger,
-  drainTimeoutMs: config.AW_DRAIN_TIMEOUT_MS,
-  start: async () => {
-    await listenServiceApp(app, {
+  config: RuntimeConfig,
+  setup: ({ config, logger }) => {
+    const metrics = createRuntimeMetrics(SERVICE);
+    let runtime: StartedRuntime | undefined;
+    const app = buildServiceApp({
       name: SERVICE,
-      port: config.HTTP_PORT,
-      host: config.HTTP_HOST,
+      readiness: () => ({
+        ok: runtime?.host.accepting === true,
+        detail: {
+          instanceId: runtime?.instanceId ?? null,
+          resident: runtime?.host.residentSessionIds.length ?? 0,
+        },
+      }),
+      metricsText: () => metrics.registry.render(),
       logger,
     });
-    runtime = await startRuntime(config, logger, metrics.usage);
-  },
-  stop: async () => {
-    await runtime?.stop();
-    await app.close();
-    await metrics.registry.shutdown();
-    await telemetry.shutdown();
+    return {
+      start: async () => {
+        await listenServiceApp(app, {
+          name: SERVICE,
+          port: config.HTTP_PORT,
+          host: config.HTTP_HOST,
+          logger,
+        });
+        runtime = await startRuntime(config, logger, metrics.usage);
+      },
+      stop: async () => {
+        await runtime?.stop();
+        await app.close();
+        await metrics.registry.shutdown();
+      },
+    };
   },
 });

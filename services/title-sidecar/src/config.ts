@@ -1,26 +1,16 @@
-import { DEFAULT_PREFIX, TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
+import { TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
+import { BaseServiceConfig, DatabaseConfig, positiveInt } from '@agentwire/service';
 import { z } from 'zod';
 
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-
 /**
- * The title sidecar's environment (DESIGN.md "Processes": zod-validated). Every instance
+ * The title sidecar's environment (DESIGN.md "Processes": zod-validated): the shared
+ * variables of `BaseServiceConfig` and `DatabaseConfig`, and its own `AW_*` settings. Every instance
  * with the same `AW_PREFIX` joins the same queue group and shares the requests.
  */
-export const TitleSidecarConfig = z
-  .object({
-    NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
-    DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
-    /** Subject prefix (DESIGN.md "Names"). */
-    AW_PREFIX: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]+$/, 'must be one subject token')
-      .default(DEFAULT_PREFIX),
+export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
+  .extend({
     /** Connection and application name; defaults to `title-sidecar-<pid>`. */
-    INSTANCE_ID: z.string().min(1).optional(),
-    /** HTTP port of /healthz, /readyz, /metrics; 0 picks an ephemeral port (logged). */
-    HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-    HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+    AW_INSTANCE_ID: z.string().min(1).optional(),
     /** Model timeout of one title request (R9.6, R16.5: 60 s by default, configurable). */
     AW_TITLE_TIMEOUT_MS: positiveInt(TITLE_TIMEOUT_DEFAULT_MS),
     /** A request body larger than this is answered `payload_too_large` unread. */
@@ -36,7 +26,10 @@ export const TitleSidecarConfig = z
     AW_MODEL_OUTPUT_LIMIT: z.coerce.number().int().positive().optional(),
     /** Postgres connection pool size. */
     AW_PG_POOL_SIZE: positiveInt(4),
-    /** How long SIGTERM may take; above the model timeout, so in-flight requests finish. */
+    /**
+     * How long SIGTERM may take: unlike the shared 30 s default, above the model timeout, so
+     * in-flight requests finish.
+     */
     AW_DRAIN_TIMEOUT_MS: positiveInt(TITLE_TIMEOUT_DEFAULT_MS + 15_000),
   })
   .refine(

@@ -28,7 +28,7 @@ beforeAll(async () => {
     DATABASE_URL: env.databaseUrl,
     AW_PREFIX: env.prefix,
     HTTP_HOST: '127.0.0.1',
-    INSTANCE_ID: 'title-a',
+    AW_INSTANCE_ID: 'title-a',
     AW_TITLE_TIMEOUT_MS: '2500',
     AW_TITLE_MAX_REQUEST_BYTES: String(16 * 1024),
     AW_PG_POOL_SIZE: '2',
@@ -166,7 +166,7 @@ describe('title sidecar against NATS and Postgres', () => {
   });
 
   it('shares requests between two instances in the queue group, and drains on stop', async () => {
-    const second = await startTitleSidecar({ ...config, INSTANCE_ID: 'title-b' });
+    const second = await startTitleSidecar({ ...config, AW_INSTANCE_ID: 'title-b' });
     try {
       const before = { a: sidecar.answered(), b: second.answered() };
       const ids = Array.from({ length: 24 }, (_, i) => `share-${i}`);
@@ -186,7 +186,7 @@ describe('title sidecar against NATS and Postgres', () => {
   });
 
   it('finishes a request in flight when stopped, then leaves the queue group', async () => {
-    const third = await startTitleSidecar({ ...config, INSTANCE_ID: 'title-c' });
+    const third = await startTitleSidecar({ ...config, AW_INSTANCE_ID: 'title-c' });
     const input = '[scenario:title_slow] drain must still answer this one';
     await seedSession(db, 'drain-1', input);
     // Requests spread randomly over the group: send until one lands on the third instance.

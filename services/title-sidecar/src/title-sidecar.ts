@@ -54,7 +54,7 @@ export async function startTitleSidecar(
 ): Promise<TitleSidecar> {
   const logger = deps.logger ?? noopLogger;
   const tracer = deps.tracer ?? trace.getTracer(TITLE_SIDECAR);
-  const instanceId = config.INSTANCE_ID ?? `${TITLE_SIDECAR}-${process.pid}`;
+  const instanceId = config.AW_INSTANCE_ID ?? `${TITLE_SIDECAR}-${process.pid}`;
   const inFlight = new Set<Promise<void>>();
   const state = { nats: 'connecting', postgres: 'connecting', requests: 'stopped' };
   let answered = 0;

@@ -78,7 +78,7 @@ export async function startStack(
           {
             NATS_URL: env.natsUrl,
             AW_PREFIX: env.prefix,
-            AW_GATEWAY_PORT: '0',
+            HTTP_PORT: '0',
             ...options.gatewayEnv,
           },
           { readyWhen: 'gateway http listening' },

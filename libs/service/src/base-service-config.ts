@@ -1,0 +1,51 @@
+import { DEFAULT_PREFIX } from '@agentwire/contracts';
+import { z } from 'zod';
+
+/** Default of `NATS_URL`: the local server of the README's Quick start. */
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
+/** Default of `DATABASE_URL`: the `agentwire` database that `npm start` creates. */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/agentwire';
+
+/** The pino levels `LOG_LEVEL` accepts. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** A positive integer environment variable with a default (milliseconds, sizes, counts). */
+export const positiveInt = (fallback: number) =>
+  z.coerce.number().int().positive().default(fallback);
+
+/** A subject-token-safe name (prefix, durable consumer, instance id). */
+export const token = () => z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be one subject token');
+
+/**
+ * The variables every service reads, with the same defaults and validation everywhere
+ * (DESIGN.md "Processes"; docs/decisions/0100). A service's own schema extends it:
+ * `BaseServiceConfig.extend(DatabaseConfig.shape).extend({ AW_...: ... })`. Service-specific
+ * variables carry the `AW_` prefix.
+ */
+export const BaseServiceConfig = z.object({
+  /** NATS server(s), comma-separated. */
+  NATS_URL: z.string().min(1).default(DEFAULT_NATS_URL),
+  /** Subject, stream and bucket prefix (DESIGN.md "Names"). */
+  AW_PREFIX: token().default(DEFAULT_PREFIX),
+  /** Port of `/healthz`, `/readyz`, `/metrics` (and the service's routes); 0 = ephemeral, logged. */
+  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** Interface the HTTP server binds. */
+  HTTP_HOST: z.string().min(1).default('0.0.0.0'),
+  /** pino level of the service's log. */
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  /** How long SIGTERM may take to drain before the process exits 1 anyway. */
+  AW_DRAIN_TIMEOUT_MS: positiveInt(30_000),
+});
+/** Parsed {@link BaseServiceConfig}. */
+export type BaseServiceConfig = z.infer<typeof BaseServiceConfig>;
+
+/** The Postgres connection of the services that need one. */
+export const DatabaseConfig = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .default(DEFAULT_DATABASE_URL),
+});
+/** Parsed {@link DatabaseConfig}. */
+export type DatabaseConfig = z.infer<typeof DatabaseConfig>;
