@@ -119,11 +119,12 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
 
   it('fails clearly, with exit codes, on bad usage and unknown sessions or requests', async () => {
     const sid = (await agentwire('new')).stdout.trim();
-    // Two ids: a prompt on an unknown id leaves a lease delete marker in the KV bucket, and
-    // RuntimeClient.knows() counts that as a trace, so a follow racing it could tail forever.
+    // The prompt on an unknown id leaves a released lease (a KV delete marker) behind; the
+    // follow of the same id, run after it, must still say there is no such session.
+    const prompt = await agentwire('prompt', 'no-such-session', 'hi');
     const runs = await Promise.all([
-      agentwire('prompt', 'no-such-session', 'hi'),
-      agentwire('follow', 'no-such-session-either'),
+      Promise.resolve(prompt),
+      agentwire('follow', 'no-such-session'),
       agentwire('answer', sid, 'no-such-request', 'allow'),
       agentwire('prompt', 'bad id!', 'hi'),
       agentwire('follow', sid, '--after', 'soon'),
@@ -131,7 +132,7 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
     ]);
     expect(runs.map((r) => [r.code, r.stderr.split('\n')[0]])).toEqual([
       [3, expect.stringMatching(/^agentwire: prompt: .*\(unknown_session\)$/)],
-      [3, 'agentwire: no session no-such-session-either'],
+      [3, 'agentwire: no session no-such-session'],
       [3, expect.stringMatching(/^agentwire: answer: .*\(unknown_permission_request\)$/)],
       [2, expect.stringMatching(/^agentwire: invalid session id "bad id!"/)],
       [2, expect.stringMatching(/^agentwire: --after must be a non-negative integer/)],

@@ -68,6 +68,9 @@ export interface ProjectionSnapshotReply {
 
 const encoder = new TextEncoder();
 
+/** Header a KV delete or purge marker carries (`DEL`, `PURGE`); absent on a put. */
+const KV_OPERATION = 'KV-Operation';
+
 /** The part of a zod schema the client uses (the bus takes no direct zod dependency). */
 interface ReplySchema<T> {
   safeParse(
@@ -169,8 +172,9 @@ export class RuntimeClient {
 
   /**
    * True when the session left a trace a frontend can follow: events in the stream, or a
-   * lease (held or released) in the lease bucket, which an opened session has before its
-   * first event.
+   * held lease in the lease bucket, which an opened session has before its first event. A
+   * released lease (the key's `DEL` or `PURGE` marker) is no trace: a runtime that refused a
+   * request on an unknown id leaves one behind.
    */
   async knows(sessionId: string): Promise<boolean> {
     const tip = await lastSessionSequence(this.#bus.jsm, this.#names, sessionId);
@@ -179,7 +183,9 @@ export class RuntimeClient {
     const lease = await this.#bus.jsm.streams
       .getMessage(`KV_${bucket}`, { last_by_subj: `$KV.${bucket}.${sessionId}` })
       .catch(() => null);
-    return lease !== null && lease !== undefined;
+    if (lease === null || lease === undefined) return false;
+    const operation = lease.header?.get(KV_OPERATION);
+    return operation !== 'DEL' && operation !== 'PURGE';
   }
 
   /** Replays a session after `afterSequence`, then tails it (R15.1; see `followSession`). */
