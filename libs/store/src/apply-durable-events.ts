@@ -112,10 +112,16 @@ function collect(rows: EventRows, e: DurableEvent): void {
  * `applyDurableEvent` in (session, sequence) order: the ledger writes (one statement per
  * kind, in rounds of distinct ids), then one statement for the entries, the dividers and
  * each session's `last_sequence` (rows of one id repeated in the batch in later rounds).
+ *
+ * `marks` are further per-session event numbers the batch saw (the non-durable events of
+ * the `ev` subjects, docs/decisions/0036): they raise `last_sequence` in that same
+ * statement, so the durable high-water mark (DESIGN.md first invariant, R2.3) covers every
+ * non-transient number at no extra round trip. A batch of marks only is one statement.
  */
 export async function applyDurableEvents(
   trx: Kysely<Database>,
   events: readonly DurableEvent[],
+  marks: ReadonlyMap<string, number> = new Map(),
 ): Promise<void> {
   const sorted = [...events].sort((a, b) =>
     a.sessionId === b.sessionId
@@ -132,7 +138,7 @@ export async function applyDurableEvents(
     closes: [],
     messages: [],
     parts: [],
-    marks: new Map(),
+    marks: new Map(marks),
   };
   for (const e of sorted) collect(rows, e);
   const byId = (r: { readonly id: string }) => r.id;

@@ -1,21 +1,35 @@
-import { decodeSessionEvent, HEADERS, isDurableEventType, isEventType } from '@agentwire/contracts';
+import {
+  decodeSessionEvent,
+  HEADERS,
+  isDurableEventType,
+  isEventType,
+  type SessionEvent,
+  SUBJECT_TOKEN_PATTERN,
+} from '@agentwire/contracts';
 import type { DurableEvent } from '@agentwire/store';
 import type { JsMsg } from '@nats-io/jetstream';
 import { type Decoded, invalid } from './decoded-message.ts';
+import type { EventItem } from './event-item.ts';
 
 /** What the event decoder needs to know. */
 export interface DecodeEventOptions {
   readonly maxMessageBytes: number;
 }
 
+/** A canonical positive decimal integer (no sign, no leading zero, no exponent). */
+const POSITIVE_INTEGER = /^[1-9][0-9]*$/;
+
 /**
  * Decodes a message from a session's `ev` subject (DESIGN.md flow 2). Cheap first: a known
- * non-durable `Aw-Type` header is skipped without reading the body (R6: every other type
- * is acked untouched). A durable type is then parsed fully (envelope, type, payload) and
- * cross-checked: the session id in the subject, the `Aw-Type` and `Aw-Seq` headers and the
- * body must agree, and the sequence number must be the store-assigned one (>= 1, R2.2).
+ * non-durable `Aw-Type` header is not parsed (R6: the worker writes no rows for it) but
+ * becomes a `mark` from the `Aw-Seq` header and the subject's session, which raises the
+ * session's durable high-water mark (docs/decisions/0036); a bad `Aw-Seq` or subject is
+ * invalid input, and a missing `Aw-Seq` falls back to the body. A durable type is parsed
+ * fully (envelope, type, payload) and cross-checked: the session id in the subject, the
+ * `Aw-Type` and `Aw-Seq` headers and the body must agree, and the sequence number must be
+ * the store-assigned one (>= 1, R2.2).
  */
-export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Decoded<DurableEvent> {
+export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Decoded<EventItem> {
   const headerType = msg.headers?.get(HEADERS.eventType) ?? '';
   if (headerType !== '') {
     if (!isEventType(headerType)) {
@@ -24,7 +38,10 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
         `unknown event type ${JSON.stringify(headerType)} in the ${HEADERS.eventType} header`,
       );
     }
-    if (!isDurableEventType(headerType)) return { kind: 'skip', why: `not durable: ${headerType}` };
+    if (!isDurableEventType(headerType)) {
+      const fromHeaders = markFromHeaders(msg);
+      if (fromHeaders !== undefined) return fromHeaders;
+    }
   }
   if (msg.data.length > options.maxMessageBytes) {
     return invalid(
@@ -35,19 +52,46 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
   const parsed = decodeSessionEvent(msg.data);
   if (!parsed.ok) return invalid(parsed.error.code, parsed.error.message);
   const event = parsed.event;
-  if (!isDurableEventType(event.type)) {
-    if (headerType === '') return { kind: 'skip', why: `not durable: ${event.type}` };
-    return invalid(
-      'header_mismatch',
-      `${HEADERS.eventType} header says ${headerType} but the body is ${event.type}`,
-    );
-  }
   if (headerType !== '' && headerType !== event.type) {
     return invalid(
       'header_mismatch',
       `${HEADERS.eventType} header says ${headerType} but the body is ${event.type}`,
     );
   }
+  const problem = envelopeProblem(msg, event);
+  if (problem !== undefined) return problem;
+  if (!isDurableEventType(event.type)) {
+    return {
+      kind: 'apply',
+      value: { kind: 'mark', sessionId: event.sessionId, sequence: event.sequenceNumber },
+    };
+  }
+  return { kind: 'apply', value: { kind: 'event', event: event as DurableEvent } };
+}
+
+/**
+ * The mark of a non-durable event from its headers and subject alone; `undefined` when it
+ * carries no `Aw-Seq` header (the body must be read).
+ */
+function markFromHeaders(msg: JsMsg): Decoded<EventItem> | undefined {
+  const raw = msg.headers?.get(HEADERS.sequence) ?? '';
+  if (raw === '') return undefined;
+  const sequence = Number(raw);
+  if (!POSITIVE_INTEGER.test(raw) || !Number.isSafeInteger(sequence)) {
+    return invalid(
+      'invalid_header',
+      `${HEADERS.sequence} header ${JSON.stringify(raw)} is not a positive integer (R2.2)`,
+    );
+  }
+  const sessionId = sessionOfSubject(msg.subject);
+  if (sessionId === undefined || !SUBJECT_TOKEN_PATTERN.test(sessionId)) {
+    return invalid('subject_mismatch', `subject ${msg.subject} names no valid session`);
+  }
+  return { kind: 'apply', value: { kind: 'mark', sessionId, sequence } };
+}
+
+/** What is wrong with a parsed event given its subject and `Aw-Seq` header, if anything. */
+function envelopeProblem(msg: JsMsg, event: SessionEvent): Decoded<never> | undefined {
   const subjectSession = sessionOfSubject(msg.subject);
   if (subjectSession !== event.sessionId) {
     return invalid(
@@ -68,7 +112,7 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
       `${HEADERS.sequence} header says ${headerSeq} but the body's sequenceNumber is ${event.sequenceNumber}`,
     );
   }
-  return { kind: 'apply', value: event as DurableEvent };
+  return undefined;
 }
 
 /** The session token of `<prefix>.session.<sid>.ev` (or of `<prefix>.persist.<sid>`). */

@@ -19,6 +19,7 @@ export type InvalidCode =
   | 'invalid_command'
   | 'subject_mismatch'
   | 'header_mismatch'
+  | 'invalid_header'
   | 'apply_failed';
 
 /** Shorthand for an invalid outcome. */

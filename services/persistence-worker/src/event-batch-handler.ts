@@ -8,30 +8,39 @@ import { ATTRS } from '@agentwire/telemetry';
 import type { Kysely } from 'kysely';
 import type { BatchHandler } from './batch-consumer.ts';
 import { decodeEventMessage } from './decode-event-message.ts';
+import { type EventItem, sessionMarks } from './event-item.ts';
 import { inputLockKey, lockKeys } from './lock-keys.ts';
 
 /**
- * The events consumer's handler (DESIGN.md flow 2): decodes `ev` messages, skipping every
- * type but R6's seven, and applies a batch in one transaction with the store's set-based
- * `applyDurableEvents` (a few statements per batch, docs/decisions/0035), after locking
- * the ledger rows it writes (`lockKeys`) so that competing transactions queue on them
- * instead of deadlocking.
+ * The events consumer's handler (DESIGN.md flow 2): decodes `ev` messages and applies a
+ * batch in one transaction with the store's set-based `applyDurableEvents` (a few
+ * statements per batch, docs/decisions/0035), after locking the ledger rows it writes
+ * (`lockKeys`) so that competing transactions queue on them instead of deadlocking. R6's
+ * seven durable types write rows; every other type is read from its headers only and
+ * raises its session's `last_sequence` to the batch's highest number, in the statement
+ * that already writes the durable events' marks (docs/decisions/0036).
  */
 export function eventBatchHandler(
   db: Kysely<Database>,
   maxMessageBytes: number,
-): BatchHandler<DurableEvent> {
+): BatchHandler<EventItem> {
   return {
     decode: (msg) => decodeEventMessage(msg, { maxMessageBytes }),
-    attributes: (e) => ({
-      [ATTRS.sessionId]: e.sessionId,
-      [ATTRS.eventType]: e.type,
-      [ATTRS.sequenceNumber]: e.sequenceNumber,
-    }),
-    applyAll: async (events) => {
-      await inTransaction(db, `apply ${events.length} durable event(s)`, async (trx) => {
+    attributes: (item) =>
+      item.kind === 'event'
+        ? {
+            [ATTRS.sessionId]: item.event.sessionId,
+            [ATTRS.eventType]: item.event.type,
+            [ATTRS.sequenceNumber]: item.event.sequenceNumber,
+          }
+        : { [ATTRS.sessionId]: item.sessionId, [ATTRS.sequenceNumber]: item.sequence },
+    applyAll: async (items) => {
+      const events = items.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
+      const marks = sessionMarks(items);
+      const what = `${events.length} durable event(s), ${marks.size} mark(s)`;
+      await inTransaction(db, `apply ${what}`, async (trx) => {
         await lockKeys(trx, events.flatMap(ledgerLockKeys));
-        await applyDurableEvents(trx, events);
+        await applyDurableEvents(trx, events, marks);
       });
     },
   };

@@ -11,6 +11,7 @@ export { decodeCommandMessage } from './decode-command-message.ts';
 export { decodeEventMessage, sessionOfSubject } from './decode-event-message.ts';
 export type { Decoded, InvalidCode } from './decoded-message.ts';
 export { eventBatchHandler } from './event-batch-handler.ts';
+export { type EventItem, sessionMarks } from './event-item.ts';
 export {
   type PersistenceWorker,
   type PersistenceWorkerDeps,
