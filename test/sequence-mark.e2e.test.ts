@@ -1,0 +1,78 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import { getLastSequence } from '@agentwire/store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import {
+  type RuntimeStack,
+  startRuntimeStack,
+} from '../services/runtime/src/testing/runtime-stack.ts';
+
+let stack: RuntimeStack;
+
+beforeAll(async () => {
+  stack = await startRuntimeStack({ name: 'sequence-mark-e2e' }, ['rtA']);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Runs one prompt to completion on `sid`, returning the session's events it produced. */
+async function promptTurn(sid: string, afterSequence: number, text: string) {
+  const follow = stack.client.follow(sid, afterSequence);
+  const reply = await stack.client.op(sid, 'prompt', { text, wait: true });
+  expect(reply).toMatchObject({ ok: true, status: 'complete' });
+  await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+  await follow.stop();
+  return follow.events;
+}
+
+const numbersOf = (events: readonly SessionEvent[]) => events.map((e) => e.sequenceNumber);
+
+describe('a number is never reused after the stream dropped a session (DESIGN invariant 1)', () => {
+  it('continues after the durable mark once the session left the stream', async () => {
+    const opened = await stack.client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const before = await promptTurn(sid, 0, 'first question');
+    const oldNumbers = numbersOf(before);
+    const oldMax = Math.max(...oldNumbers);
+    // The turn ends with non-durable events (R6 writes no row for turn_complete).
+    expect(before.at(-1)?.type).toBe('turn_complete');
+    expect(oldNumbers).toEqual(oldNumbers.map((_, i) => i + 1));
+
+    // The worker caught up: its mark covers the turn's last (non-durable) number.
+    await waitUntil(
+      async () => (await getLastSequence(stack.db, sid)) === oldMax,
+      10_000,
+      `sessions.last_sequence = ${oldMax}`,
+    );
+
+    // The runtime process goes away; the stream's age limit drops the session's messages.
+    const rtA = stack.runtimes.get('rtA');
+    rtA?.kill('SIGTERM');
+    await rtA?.exited;
+    stack.runtimes.delete('rtA');
+    const purged = await stack.bus.jsm.streams.purge(stack.names.eventsStream, {
+      filter: stack.names.sessionFilter(sid),
+    });
+    expect(purged.purged).toBeGreaterThan(0);
+
+    // Cold recovery on another process, then a new turn.
+    await stack.startRuntime('rtB');
+    const reopened = await stack.client.open(sid);
+    expect(reopened).toMatchObject({ ok: true, owner: 'rtB' });
+    const after = await promptTurn(sid, 0, 'second question');
+    const newNumbers = numbersOf(after);
+
+    expect(newNumbers.length).toBeGreaterThan(3);
+    expect(Math.min(...newNumbers)).toBe(oldMax + 1);
+    expect(newNumbers).toEqual(newNumbers.map((_, i) => oldMax + 1 + i));
+    expect(newNumbers.filter((n) => oldNumbers.includes(n))).toEqual([]);
+    await waitUntil(
+      async () => (await getLastSequence(stack.db, sid)) === Math.max(...newNumbers),
+      10_000,
+      'the mark to follow the new turn',
+    );
+  });
+});
