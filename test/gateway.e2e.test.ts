@@ -191,6 +191,26 @@ describe('gateway against real runtime, worker and projection processes', () => 
     expect(named?.json.error?.message).toMatch(/body\.text/);
   });
 
+  it('queues a prompt sent during a running turn: 202 with the input, not a turn', async () => {
+    const sid = String((await post('/sessions')).json.sessionId);
+    // two_tools waits for a permission answer, so its turn is still running below.
+    const first = await post(`/sessions/${sid}/prompt`, { text: '[scenario:two_tools] go' });
+    expect(first).toMatchObject({
+      status: 202,
+      json: { queued: false, turnId: expect.any(String) },
+    });
+    const second = await post(`/sessions/${sid}/prompt`, { text: 'and then this' });
+    expect(second.status).toBe(202);
+    expect(second.json).toMatchObject({
+      queued: true,
+      sessionId: sid,
+      inputId: expect.any(String),
+      delivery: 'queue',
+      targetTurnId: first.json.turnId,
+    });
+    expect(second.json.turnId).toBeUndefined();
+  });
+
   it('serves health, readiness and metrics with request counts', async () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toMatchObject({ service: 'gateway' });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);

@@ -148,7 +148,7 @@ export type CreateReply = z.infer<typeof CreateReply>;
  * Reply of a `prompt` that started a turn: at once with the new turn's id, or with `wait` once the turn ended
  * (`status`, `response`, `error` on failure).
  */
-export const PromptReply = z.object({
+export const StartedPromptReply = z.object({
   ok: z.literal(true),
   sessionId: SessionId,
   turnId: z.string(),
@@ -156,8 +156,8 @@ export const PromptReply = z.object({
   response: z.string().optional(),
   error: ErrorPayload.optional(),
 });
-/** Reply of `prompt`. */
-export type PromptReply = z.infer<typeof PromptReply>;
+/** Reply of a `prompt` that started a turn. */
+export type StartedPromptReply = z.infer<typeof StartedPromptReply>;
 
 /** Reply of `interrupt`: the turn that was asked to stop. */
 export const InterruptReply = z.object({ ok: z.literal(true), turnId: z.string() });
@@ -215,6 +215,20 @@ export const QueuedPromptReply = z.object({
 });
 /** Reply of a queued or guided `prompt`. */
 export type QueuedPromptReply = z.infer<typeof QueuedPromptReply>;
+
+/**
+ * Reply of `prompt` (R14.3): a {@link QueuedPromptReply} when the input waits or is guided
+ * into the running turn (told apart by its `inputId`), else a {@link StartedPromptReply}.
+ * Queued first: a queued reply with `wait` also carries a `turnId`.
+ */
+export const PromptReply = z.union([QueuedPromptReply, StartedPromptReply]);
+/** Reply of `prompt`. */
+export type PromptReply = z.infer<typeof PromptReply>;
+
+/** True when a prompt's reply says its input was queued or guided, not started (R14.3). */
+export function isQueuedPromptReply(reply: PromptReply): reply is QueuedPromptReply {
+  return 'inputId' in reply;
+}
 
 /** `aw.rt.<sid>.remove_input`: remove a waiting input (`turn_steer_discarded` `user_removed`). */
 export const RemoveInputRequest = z.strictObject({ inputId: z.string().min(1) });

@@ -2,6 +2,7 @@ import { isRuntimeFailure } from '@agentwire/bus';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
 import { demoCommand } from './demo-command.ts';
 import { followCommand } from './follow-command.ts';
+import { formatPromptReply } from './format-prompt-reply.ts';
 import { type Command, USAGE } from './parse-args.ts';
 
 /**
@@ -28,11 +29,7 @@ export async function runCommand(ctx: CliContext, command: Command): Promise<voi
         command.wait ? { timeoutMs: 600_000 } : {},
       );
       if (isRuntimeFailure(reply)) throw failureError('prompt', reply);
-      ctx.out(
-        command.wait
-          ? `${reply.turnId} ${reply.status ?? ''} ${reply.response ?? ''}`.trim()
-          : reply.turnId,
-      );
+      ctx.out(formatPromptReply(reply, command.wait));
       return;
     }
     case 'follow':

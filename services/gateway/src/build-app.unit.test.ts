@@ -45,7 +45,7 @@ describe('gateway command routes', () => {
       ...json({ text: 'hi' }),
     });
     expect(quick.statusCode).toBe(202);
-    expect(quick.json()).toEqual({ sessionId: 's1', turnId: 'turn-9' });
+    expect(quick.json()).toEqual({ sessionId: 's1', turnId: 'turn-9', queued: false });
     const waited = await app.inject({
       method: 'POST',
       url: '/sessions/s1/prompt',
@@ -80,6 +80,24 @@ describe('gateway command routes', () => {
     const missing = await app.inject({ method: 'GET', url: '/sessions/s2/projection' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ error: { code: 'not_found', message: 'no projection' } });
+  });
+
+  it('answers a prompt during a running turn with 202 and the queued input', async () => {
+    backend.runningTurn = 'turn-9';
+    const res = await app.inject({
+      method: 'POST',
+      url: '/sessions/s1/prompt',
+      ...json({ text: 'and then this', delivery: 'guide' }),
+    });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({
+      queued: true,
+      sessionId: 's1',
+      inputId: 'input-2',
+      delivery: 'guide',
+      targetTurnId: 'turn-9',
+      queueLength: 1,
+    });
   });
 
   it.each([

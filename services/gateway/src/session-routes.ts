@@ -2,6 +2,7 @@ import type { RuntimeResult } from '@agentwire/bus';
 import {
   AnswerPermissionRequest,
   EmptyRequest,
+  isQueuedPromptReply,
   PromptRequest,
   RenameRequest,
   SessionId,
@@ -84,7 +85,10 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
     const result = await o.backend.prompt(params.value.id, body.value, {
       timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
     });
-    return send(reply, result, wait ? 200 : 202);
+    // `queued` tells a started turn (`turnId`) from an input that waits or is guided into
+    // the running turn (`inputId`, `delivery`, R14.3).
+    const marked = result.ok ? { ...result, queued: isQueuedPromptReply(result) } : result;
+    return send(reply, marked, wait ? 200 : 202);
   });
 
   app.post('/sessions/:id/interrupt', post, async (request, reply) => {

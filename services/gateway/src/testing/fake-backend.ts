@@ -4,7 +4,7 @@ import type {
   RuntimeResult,
   SessionFollower,
 } from '@agentwire/bus';
-import type { SessionEvent } from '@agentwire/contracts';
+import type { PromptReply, PromptRequest, SessionEvent } from '@agentwire/contracts';
 import type { GatewayBackend } from '../gateway-port.ts';
 
 /** One recorded call of {@link FakeBackend}. */
@@ -58,6 +58,8 @@ export class FakeBackend implements GatewayBackend {
   knownSessions = new Set<string>(['s1']);
   /** The next call fails with this. */
   failNext: RuntimeFailure | undefined;
+  /** While set, a prompt is queued behind this running turn (R14.3) instead of starting one. */
+  runningTurn: string | undefined;
   projectionOf: ProjectionSnapshotReply = { ok: true, projection: { title: 'x' }, asOfSeq: 7 };
 
   #answer<T>(method: string, args: unknown[], value: T): Promise<RuntimeResult<T>> {
@@ -77,8 +79,18 @@ export class FakeBackend implements GatewayBackend {
     });
   }
 
-  prompt(sessionId: string, request: { text: string; wait?: boolean | undefined }) {
-    return this.#answer('prompt', [sessionId, request], {
+  prompt(sessionId: string, request: PromptRequest): Promise<RuntimeResult<PromptReply>> {
+    if (this.runningTurn !== undefined) {
+      return this.#answer<PromptReply>('prompt', [sessionId, request], {
+        ok: true,
+        sessionId,
+        inputId: 'input-2',
+        delivery: request.delivery ?? 'queue',
+        targetTurnId: this.runningTurn,
+        queueLength: 1,
+      });
+    }
+    return this.#answer<PromptReply>('prompt', [sessionId, request], {
       ok: true as const,
       sessionId,
       turnId: 'turn-9',
