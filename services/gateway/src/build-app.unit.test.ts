@@ -104,12 +104,17 @@ describe('gateway command routes', () => {
     ['unknown_session', 404],
     ['lease_conflict', 409],
     ['turn_in_progress', 409],
+    ['expected_turn_mismatch', 409],
+    ['turn_not_steerable', 409],
+    ['duplicate_input', 409],
+    ['input_not_pending', 404],
     ['prompt_too_large', 413],
     ['timeout', 504],
     ['unavailable', 503],
     ['session_broken', 503],
     ['invalid_reply', 502],
     ['a_code_from_the_future', 502],
+    ['toString', 502],
   ])('maps the runtime failure %s to HTTP %i', async (code, status) => {
     backend.failNext = { ok: false, error: { code, message: `failed: ${code}`, detail: { a: 1 } } };
     const res = await app.inject({

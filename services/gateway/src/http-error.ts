@@ -1,4 +1,4 @@
-import type { RuntimeFailure } from '@agentwire/bus';
+import type { RuntimeFailure, RuntimeFailureCode } from '@agentwire/bus';
 
 /** The JSON body of every gateway error: a stable code, a sentence, and optional facts. */
 export interface HttpErrorBody {
@@ -10,23 +10,29 @@ export interface HttpErrorBody {
 }
 
 /**
- * HTTP status of each failure code (docs/decisions/0090). Caller mistakes are 4xx (400
- * invalid input, 404 unknown session or permission request, 409 a state conflict such as
- * `lease_conflict` or `turn_in_progress`, 413 too large); backend trouble is 5xx (502 a
- * reply the gateway cannot read, 503 nothing answers or the session broke, 504 timeout).
+ * HTTP status of each failure code (docs/decisions/0091). Caller mistakes are 4xx (400
+ * invalid input, 404 unknown session, permission request or pending input, 409 a state
+ * conflict such as `lease_conflict`, `turn_in_progress` or `expected_turn_mismatch`, 413 too
+ * large); backend trouble is 5xx (502 a reply the gateway cannot read, 503 nothing answers or
+ * the session broke, 504 timeout). Keyed by every {@link RuntimeFailureCode}, so a runtime
+ * code added to the contracts without a status here does not compile.
  */
-export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
+export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   invalid_request: 400,
   unknown_op: 400,
   empty_input: 400,
   unknown_session: 404,
   not_found: 404,
   unknown_permission_request: 404,
+  input_not_pending: 404,
   session_exists: 409,
   lease_conflict: 409,
   turn_in_progress: 409,
   no_active_turn: 409,
   session_closed: 409,
+  expected_turn_mismatch: 409,
+  turn_not_steerable: 409,
+  duplicate_input: 409,
   prompt_too_large: 413,
   internal: 500,
   invalid_reply: 502,
@@ -38,7 +44,7 @@ export const STATUS_OF_CODE: Readonly<Record<string, number>> = {
 
 /** The status of a failure code; an unknown code (a newer runtime's) is 502. */
 export function statusOf(code: string): number {
-  return STATUS_OF_CODE[code] ?? 502;
+  return Object.hasOwn(STATUS_OF_CODE, code) ? STATUS_OF_CODE[code as RuntimeFailureCode] : 502;
 }
 
 /** A runtime or projection failure as an HTTP status and body. */
