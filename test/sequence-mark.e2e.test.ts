@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@agentwire/contracts';
+import { HEADERS, type SessionEvent } from '@agentwire/contracts';
 import { getLastSequence } from '@agentwire/store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
@@ -25,6 +25,20 @@ async function promptTurn(sid: string, afterSequence: number, text: string) {
   await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
   await follow.stop();
   return follow.events;
+}
+
+/** The first retained message on `subject` (an ordered consumer's first delivery). */
+async function firstMessageOn(subject: string) {
+  const consumer = await stack.bus.js.consumers.get(stack.names.eventsStream, {
+    filter_subjects: subject,
+  });
+  try {
+    const m = await consumer.next({ expires: 5_000 });
+    if (m === null) throw new Error(`no message on ${subject}`);
+    return { header: (name: string) => m.headers?.get(name) };
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
 }
 
 const numbersOf = (events: readonly SessionEvent[]) => events.map((e) => e.sequenceNumber);
@@ -69,6 +83,11 @@ describe('a number is never reused after the stream dropped a session (DESIGN in
     expect(Math.min(...newNumbers)).toBe(oldMax + 1);
     expect(newNumbers).toEqual(newNumbers.map((_, i) => oldMax + 1 + i));
     expect(newNumbers.filter((n) => oldNumbers.includes(n))).toEqual([]);
+    // The chain of Aw-Prev-Seq continues from the old turn's last ev event, so the
+    // projection applies the new events instead of dead-lettering a broken chain.
+    const firstEv = await firstMessageOn(stack.names.eventSubject(sid));
+    expect(firstEv.header(HEADERS.sequence)).toBe(String(oldMax + 1));
+    expect(firstEv.header(HEADERS.previousDurableSequence)).toBe(String(oldMax));
     await waitUntil(
       async () => (await getLastSequence(stack.db, sid)) === Math.max(...newNumbers),
       10_000,

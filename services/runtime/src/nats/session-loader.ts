@@ -23,9 +23,17 @@ export interface SessionFacts {
   readonly persisted: boolean;
   readonly title: string | null;
   readonly transcript: readonly TranscriptRow[];
-  /** Numbering continues after this: max(stream tip across ev and tx, sessions.last_sequence). */
+  /**
+   * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
+   * stream's tip across `ev` and `tx` and the durable mark `sessions.last_sequence`.
+   */
   readonly lastSequence: number;
-  /** The number of the last event on `ev` (the next publish's `Aw-Prev-Seq`). */
+  /**
+   * The number of the last event on `ev` (the next publish's `Aw-Prev-Seq`): the larger of
+   * the stream's last `ev` message and `sessions.last_sequence`, which the worker raises
+   * from every `ev` event (docs/decisions/0036), so the chain of `Aw-Prev-Seq` stays
+   * unbroken for the projection after the age limit emptied the session's `ev` subject.
+   */
   readonly lastDurableSequence: number;
   readonly fence: SessionFence;
   readonly scan: TurnScan;
@@ -74,7 +82,7 @@ export async function loadSessionFacts(
     title: row?.title ?? null,
     transcript,
     lastSequence: Math.max(tip?.sequenceNumber ?? 0, pgLast),
-    lastDurableSequence: evLast === null ? 0 : sequenceOf(evLast),
+    lastDurableSequence: Math.max(evLast === null ? 0 : sequenceOf(evLast), pgLast),
     fence,
     scan,
     leftoverInputIds: [...leftover],
