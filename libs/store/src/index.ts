@@ -12,7 +12,6 @@ export * from './messages-repository.ts';
 export * from './migrate.ts';
 export * from './persistence-commands.ts';
 export * from './processed-messages.ts';
-export * from './projection-store.ts';
 export * from './schema.ts';
 export * from './session-sequence.ts';
 export * from './sessions-repository.ts';

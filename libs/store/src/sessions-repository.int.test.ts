@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { getProjection, saveProjection } from './projection-store.ts';
 import { advanceLastSequence, getLastSequence } from './session-sequence.ts';
 import {
   ensureSession,
@@ -106,44 +105,6 @@ describe('updateTitle (R9.9)', () => {
     expect(await updateTitle(ctx.db, { ...generated, expectedSources: automatic })).toEqual({
       applied: false,
       reason: 'not_found',
-    });
-  });
-});
-
-describe('projection store (DESIGN flow 3)', () => {
-  it('compare-and-set on last_sequence: the stale writer loses', async () => {
-    expect(await getProjection(ctx.db, 's1')).toBeUndefined();
-    const first = {
-      sessionId: 's1',
-      projection: { turnCount: 1 },
-      lastSequence: 3,
-      expectedLastSequence: null,
-    };
-    expect(await saveProjection(ctx.db, first)).toEqual({ ok: true });
-    expect(await saveProjection(ctx.db, first)).toEqual({
-      ok: false,
-      reason: 'conflict',
-      actualLastSequence: 3,
-    });
-    expect(
-      await saveProjection(ctx.db, {
-        sessionId: 's1',
-        projection: { turnCount: 2 },
-        lastSequence: 6,
-        expectedLastSequence: 3,
-      }),
-    ).toEqual({ ok: true });
-    expect(
-      await saveProjection(ctx.db, {
-        sessionId: 's1',
-        projection: { turnCount: 9 },
-        lastSequence: 5,
-        expectedLastSequence: 3,
-      }),
-    ).toEqual({ ok: false, reason: 'conflict', actualLastSequence: 6 });
-    expect(await getProjection(ctx.db, 's1')).toEqual({
-      projection: { turnCount: 2 },
-      lastSequence: 6,
     });
   });
 });
