@@ -127,6 +127,10 @@ describe('gateway against real runtime, worker and projection processes', () => 
       const res = await fetch(`${base}${path}`, { headers });
       return { status: res.status, json: (await res.json()) as Reply['json'] };
     };
+    // The prompt to an unknown id goes first: the runtime holds that id's lease while it
+    // looks the session up, then releases it (a KV delete marker), and a follow of the same
+    // id must still be 404 afterwards (a follow racing the look-up would see a held lease).
+    const unknownPrompt = await post('/sessions/nobody-here/prompt', { text: 'hi' });
     const cases: [string, Promise<Reply>, number, string][] = [
       ['malformed JSON', post(`/sessions/${sid}/prompt`, '{"text":'), 400, 'invalid_json'],
       ['text is a number', post(`/sessions/${sid}/prompt`, { text: 7 }), 400, 'invalid_request'],
@@ -156,12 +160,7 @@ describe('gateway against real runtime, worker and projection processes', () => 
         'unknown_permission_request',
       ],
       ['interrupt without a turn', post(`/sessions/${sid}/interrupt`), 409, 'no_active_turn'],
-      [
-        'prompt to an unknown session',
-        post('/sessions/nobody-here/prompt', { text: 'hi' }),
-        404,
-        'unknown_session',
-      ],
+      ['prompt to an unknown session', Promise.resolve(unknownPrompt), 404, 'unknown_session'],
       [
         'invalid session id',
         post('/sessions/has%20space/prompt', { text: 'hi' }),
