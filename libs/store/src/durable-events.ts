@@ -1,8 +1,9 @@
-import type {
-  EventType,
-  SessionEvent,
-  SessionEventOf,
-  SteerDiscardReason,
+import {
+  type DurableEventType,
+  isDurableEventType,
+  type SessionEvent,
+  type SessionEventOf,
+  type SteerDiscardReason,
 } from '@agentwire/contracts';
 import type { Kysely, Transaction } from 'kysely';
 import { saveEntry, upsertKeyedEntry } from './entries-repository.ts';
@@ -18,28 +19,12 @@ import type { Database } from './schema.ts';
 import { advanceLastSequence } from './session-sequence.ts';
 import { inTransaction } from './transaction.ts';
 
-/** The seven durable event types of R6, the only ones the persistence worker writes. */
-export const DURABLE_EVENT_TYPES = [
-  'checkpoint_created',
-  'rewind_triggered',
-  'user_input_auto_resolution_updated',
-  'turn_steer_queued',
-  'turn_steer_delivery_changed',
-  'turn_steer_discarded',
-  'target_completion_verification',
-] as const satisfies readonly EventType[];
-
-/** One of R6's seven durable types. */
-export type DurableEventType = (typeof DURABLE_EVENT_TYPES)[number];
-
 /** A session event of a durable type. */
 export type DurableEvent = { [K in DurableEventType]: SessionEventOf<K> }[DurableEventType];
 
-const DURABLE = new Set<string>(DURABLE_EVENT_TYPES);
-
 /** Whether R6 writes this event (every other type is acked untouched). */
 export function isDurableEvent(event: SessionEvent): event is DurableEvent {
-  return DURABLE.has(event.type);
+  return isDurableEventType(event.type);
 }
 
 /** What applying a durable event did: `applied` false when it changed nothing. */
