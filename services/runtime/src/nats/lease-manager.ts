@@ -76,6 +76,16 @@ export class LeaseManager {
     return entry !== null && entry.operation === 'PUT' && entry.revision === lease.revision;
   }
 
+  /**
+   * True when the bucket holds a lease on `sessionId` (a `PUT`, whoever owns it): an opened
+   * session that may not have said anything yet. A read only; it never writes the key.
+   */
+  async isTaken(sessionId: string): Promise<boolean> {
+    if (this.#held.has(sessionId)) return true;
+    const entry = await this.#o.kv.get(sessionId);
+    return entry !== null && entry.operation === 'PUT';
+  }
+
   /** Takes the lease of `sessionId`; returns whether a previous (dead) owner was displaced. */
   async acquire(sessionId: string): Promise<{ readonly tookOverFrom?: string }> {
     if (this.#held.has(sessionId)) return {};

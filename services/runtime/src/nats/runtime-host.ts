@@ -19,6 +19,7 @@ import {
 } from './runtime-protocol.ts';
 import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
+import { type SessionTrace, sessionTrace } from './session-trace.ts';
 
 export type { RuntimeHostOptions } from './runtime-host-options.ts';
 
@@ -27,6 +28,19 @@ interface Resident extends ResidentParts {
   lastUsedAt: number;
   operations: number;
   readonly sub: Subscription;
+}
+
+/** Why a session is being made resident: `op` requires an existing session. */
+type ActivationMode = 'open' | 'create' | 'op';
+
+/** A load in progress, shared by concurrent activations of the same id. */
+interface Activation {
+  readonly mode: ActivationMode;
+  readonly resident: Promise<Resident>;
+}
+
+function unknown(sessionId: string): RuntimeError {
+  return new RuntimeError('unknown_session', `no session ${sessionId}`, { sessionId });
 }
 
 function isKnownOp(op: string): op is RuntimeOp | InputOp {
@@ -53,7 +67,7 @@ export class RuntimeHost {
   readonly #o: RuntimeHostOptions;
   readonly leases: LeaseManager;
   readonly #resident = new Map<string, Resident>();
-  readonly #activating = new Map<string, Promise<Resident>>();
+  readonly #activating = new Map<string, Activation>();
   readonly #subs: Subscription[] = [];
   readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
   #accepting = false;
@@ -187,20 +201,30 @@ export class RuntimeHost {
     };
   }
 
-  /** Makes a session resident here (lease, cold recovery, reconciliation). */
-  activate(sessionId: string, mode: 'open' | 'create' | 'op'): Promise<Resident> {
+  /**
+   * Makes a session resident here (lease, cold recovery, reconciliation). With `op`, an id
+   * with no trace is refused (`unknown_session`) before any lease is taken (0077). Concurrent
+   * `open`s and `op`s of one id share a running `open`, and `op`s an `op`; any other waits
+   * for the load to settle and then decides for itself (an `op`'s refusal is no `open`'s
+   * answer, and a second `create` must see `session_exists`).
+   */
+  async activate(sessionId: string, mode: ActivationMode): Promise<Resident> {
     const existing = this.#resident.get(sessionId);
     if (existing !== undefined) {
       if (mode === 'create')
-        return Promise.reject(new RuntimeError('session_exists', `session ${sessionId} exists`));
-      return Promise.resolve(existing);
+        throw new RuntimeError('session_exists', `session ${sessionId} exists`);
+      return existing;
     }
-    let pending = this.#activating.get(sessionId);
-    if (pending === undefined) {
-      pending = this.#load(sessionId, mode).finally(() => this.#activating.delete(sessionId));
-      this.#activating.set(sessionId, pending);
+    const pending = this.#activating.get(sessionId);
+    if (pending !== undefined) {
+      if (mode !== 'create' && (pending.mode === mode || pending.mode === 'open'))
+        return pending.resident;
+      await pending.resident.catch(() => undefined);
+      return this.activate(sessionId, mode);
     }
-    return pending;
+    const resident = this.#load(sessionId, mode).finally(() => this.#activating.delete(sessionId));
+    this.#activating.set(sessionId, { mode, resident });
+    return resident;
   }
 
   /** Removes a session from residency, releasing its lease unless it was lost. */
@@ -214,15 +238,17 @@ export class RuntimeHost {
     if (releaseLease) await this.leases.release(sessionId);
   }
 
-  async #load(sessionId: string, mode: 'open' | 'create' | 'op'): Promise<Resident> {
+  async #load(sessionId: string, mode: ActivationMode): Promise<Resident> {
+    // Reads first: an unknown id must never hold a lease, not even while it is looked up.
+    if (mode === 'op' && (await this.#traceOf(sessionId)) === undefined) throw unknown(sessionId);
     const { tookOverFrom } = await this.leases.acquire(sessionId);
     try {
       const deps: SessionLoaderDeps = { ...this.#o, logger: this.#o.logger };
       const facts = await loadSessionFacts(deps, sessionId);
       if (mode === 'create' && facts.exists)
         throw new RuntimeError('session_exists', `session ${sessionId} exists`);
-      if (mode === 'op' && !facts.exists)
-        throw new RuntimeError('unknown_session', `no session ${sessionId}`, { sessionId });
+      // A lease taken over from a dead owner is a session that was opened and said nothing.
+      if (mode === 'op' && !facts.exists && tookOverFrom === undefined) throw unknown(sessionId);
       const parts = await buildResidentSession(
         this.#o,
         { leases: this.leases, tools: this.#toolMap, tookOverFrom },
@@ -241,6 +267,10 @@ export class RuntimeHost {
       await this.leases.release(sessionId);
       throw err;
     }
+  }
+
+  #traceOf(sessionId: string): Promise<SessionTrace | undefined> {
+    return sessionTrace({ ...this.#o, isLeased: (id) => this.leases.isTaken(id) }, sessionId);
   }
 
   async #onOpen(m: Msg): Promise<void> {
