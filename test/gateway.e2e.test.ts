@@ -123,14 +123,35 @@ describe('gateway against real runtime, worker and projection processes', () => 
 
   it('answers bad input with clear 4xx errors', async () => {
     const sid = String((await post('/sessions')).json.sessionId);
+    // Bounded: a follow that tails instead of answering fails here, not at the test timeout.
     const get = async (path: string, headers: Record<string, string> = {}) => {
-      const res = await fetch(`${base}${path}`, { headers });
+      const res = await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(5_000) });
       return { status: res.status, json: (await res.json()) as Reply['json'] };
     };
-    // The prompt to an unknown id goes first: the runtime holds that id's lease while it
-    // looks the session up, then releases it (a KV delete marker), and a follow of the same
-    // id must still be 404 afterwards (a follow racing the look-up would see a held lease).
-    const unknownPrompt = await post('/sessions/nobody-here/prompt', { text: 'hi' });
+    // Prompts and follows of one unknown id race: the runtime looks the id up before it takes
+    // a lease, so a follow never sees a trace of it and answers 404 (docs/decisions/0077).
+    // Follows repeat while prompts to that id go one after another (concurrent ones would
+    // share a single look-up), so some follow meets a look-up in progress.
+    const started = Date.now();
+    const unknownPrompts = (async () => {
+      const replies: Reply[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        replies.push(await post('/sessions/nobody-here/prompt', { text: 'hi' }));
+      }
+      return replies;
+    })();
+    let promptsDone = false;
+    const settle = () => {
+      promptsDone = true;
+    };
+    unknownPrompts.then(settle, settle);
+    const followRepeatedly = async (): Promise<Reply[]> => {
+      const replies = [await get('/sessions/nobody-here/events')];
+      while (!promptsDone) replies.push(await get('/sessions/nobody-here/events'));
+      return replies;
+    };
+    const unknownFollows = Promise.all([followRepeatedly(), followRepeatedly()]);
+    const worst = (all: Reply[]): Reply => all.find((r) => r.status !== 404) ?? (all[0] as Reply);
     const cases: [string, Promise<Reply>, number, string][] = [
       ['malformed JSON', post(`/sessions/${sid}/prompt`, '{"text":'), 400, 'invalid_json'],
       ['text is a number', post(`/sessions/${sid}/prompt`, { text: 7 }), 400, 'invalid_request'],
@@ -160,14 +181,19 @@ describe('gateway against real runtime, worker and projection processes', () => 
         'unknown_permission_request',
       ],
       ['interrupt without a turn', post(`/sessions/${sid}/interrupt`), 409, 'no_active_turn'],
-      ['prompt to an unknown session', Promise.resolve(unknownPrompt), 404, 'unknown_session'],
+      ['prompts to an unknown session', unknownPrompts.then(worst), 404, 'unknown_session'],
+      [
+        'follows of that unknown session, during the prompts',
+        unknownFollows.then((replies) => worst(replies.flat())),
+        404,
+        'unknown_session',
+      ],
       [
         'invalid session id',
         post('/sessions/has%20space/prompt', { text: 'hi' }),
         400,
         'invalid_request',
       ],
-      ['follow an unknown session', get('/sessions/nobody-here/events'), 404, 'unknown_session'],
       ['non-numeric after', get(`/sessions/${sid}/events?after=abc`), 400, 'invalid_request'],
       [
         'projection of an unknown session',
@@ -177,6 +203,8 @@ describe('gateway against real runtime, worker and projection processes', () => 
       ],
     ];
     const results = await Promise.all(cases.map(async ([what, res]) => [what, await res] as const));
+    // Every refusal is prompt: no request waits out a runtime timeout (15 s) or a tail.
+    expect(Date.now() - started).toBeLessThan(8_000);
     for (const [i, [what, res]] of results.entries()) {
       const [, , status, code] = cases[i] ?? [];
       expect({ what, status: res.status, code: res.json.error?.code }).toEqual({
