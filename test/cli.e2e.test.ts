@@ -119,11 +119,10 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
 
   it('fails clearly, with exit codes, on bad usage and unknown sessions or requests', async () => {
     const sid = (await agentwire('new')).stdout.trim();
-    // The prompt on an unknown id leaves a released lease (a KV delete marker) behind; the
-    // follow of the same id, run after it, must still say there is no such session.
-    const prompt = await agentwire('prompt', 'no-such-session', 'hi');
+    // A prompt and a follow of the same unknown id at once: the runtime refuses the prompt
+    // without taking the id's lease (0077), so the follow must not see a trace of it either.
     const runs = await Promise.all([
-      Promise.resolve(prompt),
+      agentwire('prompt', 'no-such-session', 'hi'),
       agentwire('follow', 'no-such-session'),
       agentwire('answer', sid, 'no-such-request', 'allow'),
       agentwire('prompt', 'bad id!', 'hi'),

@@ -173,8 +173,9 @@ export class RuntimeClient {
   /**
    * True when the session left a trace a frontend can follow: events in the stream, or a
    * held lease in the lease bucket, which an opened session has before its first event. A
-   * released lease (the key's `DEL` or `PURGE` marker) is no trace: a runtime that refused a
-   * request on an unknown id leaves one behind.
+   * released lease (the key's `DEL` or `PURGE` marker) is no trace: a session that was opened,
+   * never prompted and then closed leaves only that marker (the runtime itself never takes the
+   * lease of an unknown id, docs/decisions/0077).
    */
   async knows(sessionId: string): Promise<boolean> {
     const tip = await lastSessionSequence(this.#bus.jsm, this.#names, sessionId);
