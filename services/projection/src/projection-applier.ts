@@ -42,6 +42,9 @@ export interface ApplierOptions<P> {
   readonly logger?: Logger;
 }
 
+/** How often held deliveries are checked against `holdMs` and `maxHeld` (ms). */
+const SWEEP_MS = 250;
+
 /** Counters read by the metrics endpoint (issue 5: lag, applied/s, gap naks, stuck). */
 export interface ApplierStats {
   applied: number;
@@ -124,6 +127,7 @@ export class ProjectionApplier<P> {
   private readonly logger: Logger;
   private readonly idle = new Set<() => void>();
   private lastKeepAlive = 0;
+  private lastSweep = 0;
 
   constructor(options: ApplierOptions<P>) {
     this.options = options;
@@ -219,6 +223,15 @@ export class ProjectionApplier<P> {
     this.schedule(sessionId, state);
   }
 
+  /**
+   * The session moved to another owner, which now receives this instance's held deliveries
+   * of it: they stay held for that owner, and the take-over clock starts now.
+   */
+  handOff(sessionId: string): void {
+    const state = this.sessions.get(sessionId);
+    if (state !== undefined) state.lastCheck = this.options.now();
+  }
+
   /** Forgets the cached row of a session (a rebuild overwrote it). */
   invalidate(sessionId: string): void {
     const state = this.sessions.get(sessionId);
@@ -238,11 +251,18 @@ export class ProjectionApplier<P> {
           h.item.working();
         });
     }
-    this.shed();
+    // Expiry and shedding walk every held delivery: at most once per SWEEP_MS, not every tick.
+    const sweep = now - this.lastSweep >= Math.min(SWEEP_MS, this.options.keepAliveMs);
+    if (sweep) {
+      this.lastSweep = now;
+      this.shed();
+    }
     for (const [sessionId, state] of this.sessions) {
-      const expired = state.queue.takeOlderThan(now - this.options.holdMs);
-      for (const held of expired) held.item.nak(this.options.gapNakDelayMs);
-      this.stats.gapNaks += expired.length;
+      if (sweep) {
+        const expired = state.queue.takeOlderThan(now - this.options.holdMs);
+        for (const held of expired) held.item.nak(this.options.gapNakDelayMs);
+        this.stats.gapNaks += expired.length;
+      }
       this.reportIfStuck(sessionId, state, now);
       if (state.queue.size === 0) {
         const forgettable = !state.running && state.waitingSince === undefined;
@@ -485,6 +505,15 @@ export class ProjectionApplier<P> {
     state.known = undefined;
     const { retryable, kind } = classifyPgError(error);
     this.logger.error({ err: error, sessionId, retryable, kind }, 'projection store failed');
+    if (retryable) {
+      // Kept, not naked: a nak would drop the forwarded copies (their holders wait for a
+      // notice) and bring the broker's copies back as redeliveries to hold and forward again.
+      // The re-check retries after `recheckMs`; `holdMs` still bounds how long they stay.
+      state.queue.restore(held);
+      state.lastCheck = this.options.now();
+      state.waitingSince ??= state.lastCheck;
+      return;
+    }
     for (const h of held) {
       if (!retryable && h.item.deliveryCount >= this.options.maxDeliver) {
         this.deadLetter(

@@ -181,7 +181,11 @@ export async function startProjectionService(
   const ticker = setInterval(
     () => {
       applier.tick();
-      if (affinity) router.tick((sid) => applier.takeOver(sid));
+      if (affinity)
+        router.tick(
+          (sid) => applier.takeOver(sid),
+          (sid) => applier.handOff(sid),
+        );
       metrics.sample(Date.now());
     },
     Math.min(50, config.AW_PROJECTION_RECHECK_MS),

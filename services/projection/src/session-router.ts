@@ -35,7 +35,10 @@ export interface SessionRouterOptions {
 
 const noop = () => {};
 
-/** A delivery held here for another owner: re-forwarded if its session changes owner. */
+/**
+ * An unsettled delivery of the shared consumer and the owner it was routed to (this
+ * instance or another): forwarded again when its session changes owner.
+ */
 interface HeldForOwner {
   readonly delivery: Delivery;
   readonly data: Uint8Array;
@@ -68,7 +71,11 @@ export class SessionRouter {
     this.options = options;
     this.names = names(options.prefix);
     this.logger = options.logger ?? noopLogger;
-    this.membership = new InstanceMembership(options.self, options.expireMs);
+    this.membership = new InstanceMembership(
+      options.self,
+      options.expireMs,
+      Math.max(1, Math.ceil(options.expireMs / options.heartbeatMs)),
+    );
   }
 
   /** Whether this instance applies `sessionId` now (the applier's `owns`). */
@@ -96,20 +103,23 @@ export class SessionRouter {
 
   /**
    * Routes one delivery from the shared consumer: applied here when this instance owns the
-   * session, otherwise held here and forwarded (`data` is the message body as stored).
+   * session, otherwise held here and forwarded (`data` is the message body as stored). Either
+   * way it is remembered until settled, so that it follows its session to a new owner.
    */
   route(delivery: Delivery, data: Uint8Array): void {
     const sid = delivery.event.sessionId;
     const owner = this.membership.owner(sid, this.options.now());
-    if (owner === this.options.self) {
-      this.options.accept(delivery);
-      return;
-    }
     let set = this.held.get(sid);
     if (set === undefined) {
       set = new Set();
       this.held.set(sid, set);
     }
+    // A redelivery (or a second copy) of an event already forwarded to this owner: the
+    // owner has it; forwarding it again only adds work while this instance is behind.
+    let known = false;
+    for (const other of set)
+      known ||=
+        other.to === owner && other.delivery.event.sequenceNumber === delivery.event.sequenceNumber;
     const entry: HeldForOwner = { delivery, data, to: owner };
     const settled = () => {
       set.delete(entry);
@@ -131,29 +141,32 @@ export class SessionRouter {
         delivery.deadLetter(code, reason);
       },
     });
-    this.forward(entry);
+    if (owner !== this.options.self && !known) this.forward(entry);
   }
 
   /**
-   * Periodic: when the live members changed (one joined, left or went quiet), re-forwards
-   * every held delivery whose session moved to another owner, and wakes the sessions that
-   * moved to this instance (`takeOver`), so nothing waits for the fallback re-check.
+   * Periodic: when the live members changed (one joined, left or went quiet), forwards every
+   * unsettled delivery whose session moved to another owner, including those this instance
+   * took as owner (`handOff` tells the applier it no longer owns them), and wakes the
+   * sessions that moved here (`takeOver`), so nothing waits for the fallback re-check.
    */
-  tick(takeOver: (sessionId: string) => void): void {
+  tick(takeOver: (sessionId: string) => void, handOff: (sessionId: string) => void): void {
     const members = this.membership.members(this.options.now()).join(',');
     if (members === this.lastMembers) return;
+    this.logger.info({ members: members.split(',').length }, 'projection members changed');
     this.lastMembers = members;
+    const self = this.options.self;
     for (const [sid, set] of this.held) {
       const owner = this.membership.owner(sid, this.options.now());
-      if (owner === this.options.self) {
-        takeOver(sid);
-        continue;
-      }
+      let wasMine = false;
       for (const entry of set) {
         if (entry.to === owner) continue;
+        wasMine ||= entry.to === self;
         entry.to = owner;
-        this.forward(entry);
+        if (owner !== self) this.forward(entry);
       }
+      if (owner === self) takeOver(sid);
+      else if (wasMine) handOff(sid);
     }
   }
 
@@ -188,7 +201,11 @@ export class SessionRouter {
       return;
     }
     const { id, up } = (parsed ?? {}) as { id?: unknown; up?: unknown };
-    if (typeof id !== 'string' || id === this.options.self) return;
+    if (typeof id !== 'string') return;
+    if (id === this.options.self) {
+      this.membership.echoed();
+      return;
+    }
     if (up === false) {
       this.membership.left(id);
       this.logger.info({ member: id }, 'projection member left');
