@@ -40,4 +40,18 @@ describe('InstanceMembership', () => {
     for (const sid of sessions.slice(0, 20)) expect(m.owner(sid, 1_600)).toBe('a');
     expect(m.heard('b', 1_700)).toBe(true);
   });
+
+  it('keeps a member while its own beats come back no faster than the member’s (a backlog here)', () => {
+    const m = new InstanceMembership('a', 1_000, 4);
+    m.heard('b', 0);
+    // This instance reads its socket 3 s late: silence by the clock, but only 2 own echoes.
+    m.echoed();
+    m.echoed();
+    expect(m.members(3_000)).toEqual(['a', 'b']);
+    expect(m.heard('b', 3_000)).toBe(false);
+    // Now 4 of its own beats came back and b's did not: b is gone.
+    for (let i = 0; i < 4; i++) m.echoed();
+    expect(m.members(4_100)).toEqual(['a']);
+    expect(m.heard('b', 4_200)).toBe(true);
+  });
 });

@@ -130,6 +130,48 @@ describe('ProjectionApplier', () => {
     expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1, 2, 3] }, lastSequence: 3 });
   });
 
+  it('keeps held deliveries, forwarded copies included, through a retryable store error and applies them on the re-check', async () => {
+    const store = new MemoryProjectionStore();
+    const broker = new FakeBroker();
+    const clock = { now: 0 };
+    let failures = 2; // the first read, and the one the second delivery asked for
+    const flaky = {
+      get: (sid: string) => {
+        if (failures-- > 0)
+          return Promise.reject(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' }));
+        return store.get(sid);
+      },
+    };
+    const applier = new ProjectionApplier<Seen>({
+      reader: flaky,
+      writer: new WriteCoalescer(store, 1, 10),
+      reduce,
+      now: () => clock.now,
+      holdMs: 10_000,
+      keepAliveMs: 10_000,
+      maxHeld: 100,
+      gapNakDelayMs: 0,
+      recheckMs: 100,
+      stuckAfterMs: 10_000,
+      maxDeliver: 5,
+    });
+    const [e1, e2] = chainOf('s1', [1, 1]);
+    if (e1 === undefined || e2 === undefined) throw new Error('chain');
+    applier.accept(forwardedCopy(broker.delivery(e1)));
+    applier.accept(broker.delivery(e2));
+    await flush();
+    await flush();
+    expect(applier.stats.storeErrors).toBe(2);
+    expect(applier.held()).toBe(2);
+    expect(broker.pending).toHaveLength(0);
+    clock.now = 150;
+    applier.tick();
+    await flush();
+    await flush();
+    expect(store.rows.get('s1')).toEqual({ projection: { seqs: [1, 2] }, lastSequence: 2 });
+    expect(applier.held()).toBe(0);
+  });
+
   it('keeps held events alive and naks the newest beyond maxHeld', async () => {
     const store = new MemoryProjectionStore();
     const clock = { now: 0 };
