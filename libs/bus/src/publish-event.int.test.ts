@@ -156,5 +156,30 @@ describe('publishEvent', () => {
         { previousDurableSequence: 0 },
       ),
     ).rejects.toMatchObject({ code: 'invalid_event' });
+    await expect(
+      publishEvent(
+        js,
+        n,
+        { ...durableEvent('s-bad', 1), sequenceNumber: 0 },
+        { previousDurableSequence: 0, prevalidated: true },
+      ),
+    ).rejects.toMatchObject({ code: 'invalid_event' });
+  });
+
+  it('publishes a prevalidated event without re-parsing it, body unchanged', async () => {
+    const n = names(env.prefix);
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    const event = durableEvent('s-pre', 1);
+    const result = await publishEvent(js, n, event, {
+      expectedLastSubjectSequence: 0,
+      previousDurableSequence: 0,
+      prevalidated: true,
+    });
+    expect(result.kind).toBe('ok');
+    const stored = await jsm.streams.getMessage(n.eventsStream, {
+      last_by_subj: n.eventSubject('s-pre'),
+    });
+    expect(stored?.json()).toEqual(event);
   });
 });

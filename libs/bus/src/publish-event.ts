@@ -23,6 +23,12 @@ export interface PublishEventOptions {
   readonly traceContext?: Context;
   /** Milliseconds to wait for the broker's ack (default: the client's, 5 s). */
   readonly timeoutMs?: number;
+  /**
+   * The event was built by `createEvent` (schema-checked once at creation) and only
+   * numbered since: skip the per-publish schema parse. The sequence number and transient
+   * turn checks still run. Leave unset for events from outside the process.
+   */
+  readonly prevalidated?: boolean;
 }
 
 /** The outcome of {@link publishEvent}: a value, never a throw, for the three expected cases. */
@@ -52,7 +58,8 @@ export function eventSubjectOf(n: Names, event: SessionEvent): string {
  * Publishes one numbered event (R5.1: only stored, numbered events leave) as validated JSON
  * with `Nats-Msg-Id` = event id and, when given, the expected-last-subject-sequence fence
  * (R13). See docs/decisions/0040-publish-fencing.md for how a runtime tracks the fence.
- * Throws {@link BusError} `invalid_event` for an event that fails its schema, has no
+ * Throws {@link BusError} `invalid_event` for an event that fails its schema (unless
+ * `prevalidated`), has no
  * sequence number or is transient without a turn, and `publish_failed` for other broker
  * errors (retryable: timeouts and connection loss).
  */
@@ -62,13 +69,7 @@ export async function publishEvent(
   event: SessionEvent,
   options: PublishEventOptions,
 ): Promise<PublishEventResult> {
-  const parsed = parseSessionEvent(event);
-  if (!parsed.ok) {
-    throw new BusError(`refusing to publish event ${event.id}: ${parsed.error.message}`, {
-      code: 'invalid_event',
-      cause: parsed.error,
-    });
-  }
+  const body = options.prevalidated === true ? event : validated(event);
   if (event.sequenceNumber < 1) {
     throw new BusError(`event ${event.id} has no sequence number (R2.2)`, {
       code: 'invalid_event',
@@ -80,7 +81,7 @@ export async function publishEvent(
       ? {}
       : { expect: { lastSubjectSequence: options.expectedLastSubjectSequence } };
   try {
-    const ack = await js.publish(subject, JSON.stringify(parsed.event), {
+    const ack = await js.publish(subject, JSON.stringify(body), {
       headers: eventHeaders(event, options.previousDurableSequence, options.traceContext),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
       ...expect,
@@ -97,6 +98,18 @@ export async function publishEvent(
       cause: error,
     });
   }
+}
+
+/** The event as its schema parses it; throws {@link BusError} `invalid_event` otherwise. */
+function validated(event: SessionEvent): SessionEvent {
+  const parsed = parseSessionEvent(event);
+  if (!parsed.ok) {
+    throw new BusError(`refusing to publish event ${event.id}: ${parsed.error.message}`, {
+      code: 'invalid_event',
+      cause: parsed.error,
+    });
+  }
+  return parsed.event;
 }
 
 /** Maps a "wrong last sequence" rejection (10071) to a `fenced` result, else `null`. */

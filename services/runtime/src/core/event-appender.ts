@@ -90,17 +90,25 @@ export class EventAppender {
       });
     }
     const stored = await this.#storeAndPublish(event);
-    await this.#step('session_event.persist_durable', stored, () =>
+    // Steps run in order (R5.6); a synchronous step is not awaited (no extra ticks).
+    const durable = this.#step('session_event.persist_durable', stored, () =>
       this.#o.durable.persistDurable(stored),
     );
-    await this.#step('session_event.record_usage', stored, () => this.#o.usage.recordUsage(stored));
-    for (const sink of [...this.#sinks]) {
-      await this.#step(
-        'session_event.notify_sinks',
-        stored,
-        () => sink.onSessionEvent(stored),
-        sink.name,
-      );
+    if (durable !== undefined) await durable;
+    const usage = this.#step('session_event.record_usage', stored, () =>
+      this.#o.usage.recordUsage(stored),
+    );
+    if (usage !== undefined) await usage;
+    if (this.#sinks.length > 0) {
+      for (const sink of [...this.#sinks]) {
+        const notified = this.#step(
+          'session_event.notify_sinks',
+          stored,
+          () => sink.onSessionEvent(stored),
+          sink.name,
+        );
+        if (notified !== undefined) await notified;
+      }
     }
     this.#logByFrequency(stored);
     return stored;
@@ -124,26 +132,38 @@ export class EventAppender {
     return stored;
   }
 
-  async #step(
+  /** Runs one step; a promise only when the step returned one, so it must be awaited. */
+  #step(
     phase: string,
     event: SessionEvent,
     run: () => unknown,
     sink?: string,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
+    let result: unknown;
     try {
-      await run();
+      result = run();
     } catch (err) {
-      const fields = {
-        err,
-        phase,
-        sessionId: event.sessionId,
-        type: event.type,
-        seq: event.sequenceNumber,
-        sink,
-      };
-      if (phase === 'session_event.notify_sinks') this.#o.logger.error(fields, `${phase} failed`);
-      else this.#o.logger.warn(fields, `${phase} failed`);
+      this.#report(phase, event, err, sink);
+      return undefined;
     }
+    if (!isPromiseLike(result)) return undefined;
+    return Promise.resolve(result).then(
+      () => undefined,
+      (err: unknown) => this.#report(phase, event, err, sink),
+    );
+  }
+
+  #report(phase: string, event: SessionEvent, err: unknown, sink: string | undefined): void {
+    const fields = {
+      err,
+      phase,
+      sessionId: event.sessionId,
+      type: event.type,
+      seq: event.sequenceNumber,
+      sink,
+    };
+    if (phase === 'session_event.notify_sinks') this.#o.logger.error(fields, `${phase} failed`);
+    else this.#o.logger.warn(fields, `${phase} failed`);
   }
 
   /** R5.5: lifecycle at info; streaming summarised per turn every 100 events. */
@@ -165,4 +185,12 @@ export class EventAppender {
     this.#streamCounts.set(event.turnId, count);
     if (count % SUMMARY_EVERY === 0) this.#o.logger.info({ ...fields, count }, 'streaming events');
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }

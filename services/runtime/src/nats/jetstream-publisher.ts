@@ -49,6 +49,8 @@ export class JetStreamPublisher implements EventPublisher {
     const result = await publishEvent(this.#o.js, this.#o.names, event, {
       expectedLastSubjectSequence: this.#fence.expectedFor(event),
       previousDurableSequence,
+      // Built by createEvent (schema-checked at creation), numbered by the window only.
+      prevalidated: true,
     });
     if (result.kind === 'fenced') {
       const actual =
