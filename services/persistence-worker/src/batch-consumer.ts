@@ -86,23 +86,31 @@ export async function startBatchConsumer<T>(
     },
   });
 
+  const take = () => prepareBatch(options, queue.splice(0, options.batchSize));
   const loop = (async () => {
-    while (!stopping || queue.length > 0) {
-      if (queue.length === 0) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-        continue;
+    let next: Prepared<T> | undefined;
+    while (!stopping || queue.length > 0 || next !== undefined) {
+      if (next === undefined) {
+        if (queue.length === 0) {
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+          wake = undefined;
+          continue;
+        }
+        next = take();
       }
-      const batch = queue.splice(0, options.batchSize);
+      const current = next;
+      // Pipelining: decode the next batch while this one's statements are in flight.
+      const committing = commitBatch(options, current);
+      next = queue.length > 0 ? take() : undefined;
       try {
-        await processBatch(options, batch);
+        await committing;
       } catch (error) {
         logger.error({ err: error, consumer: name }, 'batch processing failed unexpectedly');
-        for (const msg of batch) msg.nak(backoffMs(msg.info.deliveryCount));
+        for (const msg of current.batch) msg.nak(backoffMs(msg.info.deliveryCount));
       }
-      const last = batch[batch.length - 1];
+      const last = current.batch[current.batch.length - 1];
       if (last !== undefined) metrics.setLag(name, last.info.pending);
     }
   })();
@@ -118,22 +126,44 @@ export async function startBatchConsumer<T>(
   };
 }
 
-async function processBatch<T>(
-  options: BatchConsumerOptions<T>,
-  batch: readonly JsMsg[],
-): Promise<void> {
+/** A pulled batch after its synchronous part: decoded, skips acked, spans started. */
+interface Prepared<T> {
+  readonly batch: readonly JsMsg[];
+  readonly pending: Pending<T>[];
+  readonly invalid: readonly { msg: JsMsg; code: InvalidCode; reason: string }[];
+}
+
+/**
+ * Decodes a batch (synchronous, so it can run while the previous batch commits): skipped
+ * messages are acked at once, invalid ones kept for {@link commitBatch} to dead-letter.
+ */
+function prepareBatch<T>(options: BatchConsumerOptions<T>, batch: readonly JsMsg[]): Prepared<T> {
   const { handler, metrics, name } = options;
   const pending: Pending<T>[] = [];
+  const invalid: { msg: JsMsg; code: InvalidCode; reason: string }[] = [];
   for (const msg of batch) {
     const decoded = safeDecode(handler, msg);
     if (decoded.kind === 'skip') {
       msg.ack();
       metrics.processed.add(1, { [ATTRS.consumer]: name, [ATTRS.outcome]: 'skipped' });
     } else if (decoded.kind === 'invalid') {
-      await deadLetterOrRetry(options, msg, decoded.code, decoded.reason);
+      invalid.push({ msg, code: decoded.code, reason: decoded.reason });
     } else {
       pending.push({ msg, value: decoded.value, span: startSpan(options, msg, decoded.value) });
     }
+  }
+  return { batch, pending, invalid };
+}
+
+/** Dead-letters a prepared batch's invalid messages, then applies the rest in one transaction. */
+async function commitBatch<T>(
+  options: BatchConsumerOptions<T>,
+  prepared: Prepared<T>,
+): Promise<void> {
+  const { name } = options;
+  const { pending } = prepared;
+  for (const { msg, code, reason } of prepared.invalid) {
+    await deadLetterOrRetry(options, msg, code, reason);
   }
   if (pending.length === 0) return;
   const failure = await applyAndAck(options, pending);
