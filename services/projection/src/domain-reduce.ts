@@ -1,6 +1,6 @@
 import type { SessionProjection } from '@agentwire/contracts';
 import { initialProjection, reduce } from '@agentwire/domain';
-import type { Reduce } from './projection-applier.ts';
+import type { Reduce } from './reduce.ts';
 
 /**
  * The domain reducer (R10.1) in the applier's shape: the first event of a session starts

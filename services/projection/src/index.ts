@@ -1,4 +1,6 @@
 export * from './applied-notices.ts';
+export * from './applier-options.ts';
+export type { ApplierStats } from './applier-stats.ts';
 export * from './classify-delivery.ts';
 export * from './decode-delivery.ts';
 export * from './delivery.ts';
@@ -16,7 +18,9 @@ export * from './projection-service.ts';
 export * from './projection-store.ts';
 export * from './rebuild-from-stream.ts';
 export * from './rebuild-jobs.ts';
+export * from './reduce.ts';
 export * from './session-queue.ts';
 export * from './session-router.ts';
 export * from './spawn-projection.ts';
+export type { StuckSession } from './stuck-session.ts';
 export * from './write-coalescer.ts';

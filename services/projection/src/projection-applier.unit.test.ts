@@ -2,8 +2,9 @@ import { type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from './delivery.ts';
-import { ProjectionApplier, type Reduce } from './projection-applier.ts';
+import { ProjectionApplier } from './projection-applier.ts';
 import { MemoryProjectionStore } from './projection-store.ts';
+import type { Reduce } from './reduce.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
 
 /** A toy reducer that records the order it saw: any reordering or loss shows. */

@@ -3,7 +3,8 @@ import {
   type MetricsRegistry,
   secondsHistogram,
 } from '@agentwire/telemetry';
-import type { ApplierStats, StuckSession } from './projection-applier.ts';
+import type { ApplierStats } from './applier-stats.ts';
+import type { StuckSession } from './stuck-session.ts';
 
 /** Metric names of the projection service (issue 5: lag, applied/s, gap naks, stuck). */
 export const PROJECTION_METRICS = {

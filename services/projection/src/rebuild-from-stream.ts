@@ -1,9 +1,9 @@
 import type { Names, SessionEvent } from '@agentwire/contracts';
 import { DeliverPolicy, type JetStreamClient } from '@nats-io/jetstream';
 import { decodeDelivery } from './decode-delivery.ts';
-import type { Reduce } from './projection-applier.ts';
 import type { CasWrite, ProjectionStore } from './projection-store.ts';
 import type { RebuildProgress } from './rebuild-jobs.ts';
+import type { Reduce } from './reduce.ts';
 import { SessionQueue } from './session-queue.ts';
 
 /** Options of {@link rebuildFromStream}. */
