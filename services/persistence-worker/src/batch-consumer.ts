@@ -217,18 +217,17 @@ async function applyAndAck<T>(
       options.logger.warn({ err: error, consumer: options.name }, 'after-commit step failed');
     }
   }
-  const labels = { [ATTRS.consumer]: options.name, [ATTRS.outcome]: 'applied' };
+  const consumer = { [ATTRS.consumer]: options.name };
   for (const p of pending) {
     p.msg.ack();
-    options.metrics.commitLag.record(
-      Math.max(0, committed - p.msg.info.timestampNanos / 1e6) / 1000,
-      {
-        [ATTRS.consumer]: options.name,
-      },
-    );
+    const lagMs = committed - p.msg.info.timestampNanos / 1e6;
+    options.metrics.commitLag.record(Math.max(0, lagMs) / 1000, consumer);
     endSpan(p.span);
   }
-  options.metrics.processed.add(pending.length, labels);
+  options.metrics.processed.add(pending.length, {
+    [ATTRS.consumer]: options.name,
+    [ATTRS.outcome]: 'applied',
+  });
   options.onCommitted?.(pending.map((p) => p.msg));
   return undefined;
 }
@@ -279,22 +278,27 @@ function safeDecode<T>(handler: BatchHandler<T>, msg: JsMsg): Decoded<T> {
   }
 }
 
+/**
+ * The message's span, a child of its `traceparent`. Attributes are set only on a recording
+ * span: with tracing off (the no-op tracer) a message costs no attribute objects.
+ */
 function startSpan<T>(options: BatchConsumerOptions<T>, msg: JsMsg, value: T): Span {
   const parent = extractTraceContext(msg.headers ?? emptyHeaders);
-  return options.tracer.startSpan(
+  const span = options.tracer.startSpan(
     `${options.name} process`,
-    {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        [ATTRS.messagingSystem]: 'nats',
-        [ATTRS.messagingDestination]: msg.subject,
-        [ATTRS.deliveryCount]: msg.info.deliveryCount,
-        [ATTRS.consumer]: options.name,
-        ...(options.handler.attributes?.(value) ?? {}),
-      },
-    },
+    { kind: SpanKind.CONSUMER },
     parent,
   );
+  if (span.isRecording()) {
+    span.setAttributes({
+      [ATTRS.messagingSystem]: 'nats',
+      [ATTRS.messagingDestination]: msg.subject,
+      [ATTRS.deliveryCount]: msg.info.deliveryCount,
+      [ATTRS.consumer]: options.name,
+      ...options.handler.attributes?.(value),
+    });
+  }
+  return span;
 }
 
 function endSpan(span: Span, err?: unknown): void {

@@ -4,7 +4,7 @@ import { names } from '@agentwire/contracts';
 import { createDatabase, type Database, migrate } from '@agentwire/store';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import type { JsMsg } from '@nats-io/jetstream';
-import { trace } from '@opentelemetry/api';
+import { type Tracer, trace } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { WorkerConfig } from './config.ts';
 import { type PersistenceWorker, startPersistenceWorker } from './persistence-worker.ts';
@@ -15,6 +15,8 @@ export interface WorkerRuntimeOptions {
   readonly config: WorkerConfig;
   readonly logger?: Logger;
   readonly metrics?: WorkerMetrics;
+  /** The tracer of the per-message spans (default: the global provider's). */
+  readonly tracer?: Tracer;
   /** Told about each readiness step (`nats`, `postgres`, `consumers`). */
   readonly onState?: (part: 'nats' | 'postgres' | 'consumers', state: string) => void;
   readonly onCommitted?: (consumer: 'events' | 'commands', messages: readonly JsMsg[]) => void;
@@ -74,7 +76,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
         commandsDurable: config.AW_COMMANDS_DURABLE,
       },
       logger,
-      tracer: trace.getTracer('persistence-worker'),
+      tracer: options.tracer ?? trace.getTracer('persistence-worker'),
       metrics,
       ...(options.onCommitted === undefined ? {} : { onCommitted: options.onCommitted }),
     });
