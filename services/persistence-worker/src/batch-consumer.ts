@@ -34,6 +34,12 @@ export interface BatchConsumerOptions<T> {
   readonly handler: BatchHandler<T>;
   /** Most messages applied in one transaction; also the pull buffer. */
   readonly batchSize: number;
+  /**
+   * Batches committing at once, each in its own transaction (and pool connection). The
+   * store's writes are order-tolerant (a late write never overwrites a newer state), so
+   * batches may commit in any order, as they do across worker instances.
+   */
+  readonly maxInFlight: number;
   /** Deliveries of a message whose apply keeps failing non-retryably before it is dead-lettered. */
   readonly maxDeliver: number;
   readonly deadLetter: DeadLetter;
@@ -78,41 +84,44 @@ export async function startBatchConsumer<T>(
   const queue: JsMsg[] = [];
   let wake: (() => void) | undefined;
   let stopping = false;
+  const inFlight = new Set<Promise<void>>();
   const messages: ConsumerMessages = await options.consumer.consume({
     max_messages: options.batchSize * 2,
     callback: (msg) => {
       queue.push(msg);
-      wake?.();
+      if (queue.length >= options.batchSize || inFlight.size === 0) wake?.();
     },
   });
 
-  const take = () => prepareBatch(options, queue.splice(0, options.batchSize));
   const loop = (async () => {
-    let next: Prepared<T> | undefined;
-    while (!stopping || queue.length > 0 || next !== undefined) {
-      if (next === undefined) {
-        if (queue.length === 0) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = undefined;
-          continue;
-        }
-        next = take();
+    while (!stopping || queue.length > 0) {
+      // A full batch starts beside the ones committing; a partial one only when none is.
+      if (queue.length === 0 || (queue.length < options.batchSize && inFlight.size > 0)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+        continue;
       }
-      const current = next;
-      // Pipelining: decode the next batch while this one's statements are in flight.
-      const committing = commitBatch(options, current);
-      next = queue.length > 0 ? take() : undefined;
-      try {
-        await committing;
-      } catch (error) {
-        logger.error({ err: error, consumer: name }, 'batch processing failed unexpectedly');
-        for (const msg of current.batch) msg.nak(backoffMs(msg.info.deliveryCount));
-      }
-      const last = current.batch[current.batch.length - 1];
-      if (last !== undefined) metrics.setLag(name, last.info.pending);
+      const prepared = prepareBatch(options, queue.splice(0, options.batchSize));
+      const committing = commitBatch(options, prepared).then(
+        () => {
+          const last = prepared.batch[prepared.batch.length - 1];
+          if (last !== undefined) metrics.setLag(name, last.info.pending);
+        },
+        (error: unknown) => {
+          logger.error({ err: error, consumer: name }, 'batch processing failed unexpectedly');
+          for (const msg of prepared.batch) msg.nak(backoffMs(msg.info.deliveryCount));
+        },
+      );
+      inFlight.add(committing);
+      void committing.finally(() => {
+        inFlight.delete(committing);
+        wake?.();
+      });
+      while (inFlight.size >= options.maxInFlight) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   })();
 
   return {
@@ -134,8 +143,8 @@ interface Prepared<T> {
 }
 
 /**
- * Decodes a batch (synchronous, so it can run while the previous batch commits): skipped
- * messages are acked at once, invalid ones kept for {@link commitBatch} to dead-letter.
+ * Decodes a batch (synchronous, while other batches commit): skipped messages are acked at
+ * once, invalid ones kept for {@link commitBatch} to dead-letter.
  */
 function prepareBatch<T>(options: BatchConsumerOptions<T>, batch: readonly JsMsg[]): Prepared<T> {
   const { handler, metrics, name } = options;

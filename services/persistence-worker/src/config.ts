@@ -9,7 +9,12 @@ import type { z } from 'zod';
  */
 export const WorkerConfig = BaseServiceConfig.extend(DatabaseConfig.shape).extend({
   /** Messages fetched per pull, and applied in one transaction. */
-  AW_PULL_BATCH_SIZE: positiveInt(512),
+  AW_PULL_BATCH_SIZE: positiveInt(1024),
+  /**
+   * Batches of one consumer committing at once, each in its own transaction; the two
+   * consumers together use up to twice this many pool connections.
+   */
+  AW_BATCHES_IN_FLIGHT: positiveInt(2),
   /** Deliveries of a failing message before it is dead-lettered. */
   AW_MAX_DELIVER: positiveInt(5),
   /** A message body larger than this is dead-lettered unread. */

@@ -29,13 +29,17 @@ afterAll(async () => {
 });
 
 /** Runs the worker in-process over `deliveries` (each a list published in order) and dumps the store. */
-async function deliver(deliveries: readonly (readonly WorkItem[])[]) {
+async function deliver(
+  deliveries: readonly (readonly WorkItem[])[],
+  settings: Record<string, string> = {},
+) {
   const env = await createTestEnvironment();
   envs.push(env);
   const config = WorkerConfig.parse({
     DATABASE_URL: env.databaseUrl,
     NATS_URL: env.natsUrl,
     AW_PREFIX: env.prefix,
+    ...settings,
   });
   const runtime = await startWorkerRuntime({ config });
   try {
@@ -58,13 +62,19 @@ async function deliver(deliveries: readonly (readonly WorkItem[])[]) {
 describe('persistence worker: order and duplicates change nothing (issue 4 "Done when" 1)', () => {
   const items = generateWorkload({ seed: 42, items: 5_000, sessions: 40 });
 
-  it('in order, shuffled within each session, and each twice give identical dumps', {
+  it('in order, shuffled within each session, each twice, and in concurrent batches give identical dumps', {
     timeout: 120_000,
   }, async () => {
     expect(items.length).toBeGreaterThanOrEqual(5_000);
     const inOrder = await deliver([items]);
     const shuffled = await deliver([shuffleWithinSessions(items, 7)]);
     const twice = await deliver([items, shuffleWithinSessions(items, 8)]);
+    // Small batches, four of each consumer committing at once, in whatever order they finish.
+    const concurrent = await deliver([items], {
+      AW_PULL_BATCH_SIZE: '32',
+      AW_BATCHES_IN_FLIGHT: '4',
+      AW_PG_POOL_SIZE: '8',
+    });
 
     // The dump is not trivially equal: every table the worker writes has rows.
     expect(inOrder.sessions?.length).toBe(40);
@@ -79,5 +89,6 @@ describe('persistence worker: order and duplicates change nothing (issue 4 "Done
 
     expect(shuffled).toEqual(inOrder);
     expect(twice).toEqual(inOrder);
+    expect(concurrent).toEqual(inOrder);
   });
 });

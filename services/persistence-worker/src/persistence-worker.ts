@@ -20,6 +20,8 @@ import type { WorkerMetrics } from './worker-metrics.ts';
 /** The tunables of a worker instance (from {@link WorkerConfig} in a process). */
 export interface PersistenceWorkerSettings {
   readonly batchSize: number;
+  /** Batches of one consumer committing at once (`AW_BATCHES_IN_FLIGHT`). */
+  readonly batchesInFlight: number;
   readonly maxDeliver: number;
   readonly maxMessageBytes: number;
   readonly ackWaitMs: number;
@@ -85,6 +87,7 @@ export async function startPersistenceWorker(
       consumer: await deps.js.consumers.get(stream, durable),
       handler,
       batchSize: settings.batchSize,
+      maxInFlight: settings.batchesInFlight,
       maxDeliver: settings.maxDeliver,
       deadLetter: deadLetterTo(deps.js, n, durable),
       classify: classifyPgError,

@@ -69,6 +69,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       names: n,
       settings: {
         batchSize: config.AW_PULL_BATCH_SIZE,
+        batchesInFlight: config.AW_BATCHES_IN_FLIGHT,
         maxDeliver: config.AW_MAX_DELIVER,
         maxMessageBytes: config.AW_MAX_MESSAGE_BYTES,
         ackWaitMs: config.AW_ACK_WAIT_MS,
