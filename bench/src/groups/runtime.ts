@@ -17,6 +17,8 @@ const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const LATENCY_SAMPLES = 2_000;
 const SESSIONS = 50;
 const EVENTS_PER_SESSION = 200;
+/** Paired raw/runtime append-rate rounds; the figures are their medians. */
+const APPEND_ROUNDS = 3;
 const COLD_MESSAGES = 10_000;
 const COLD_PARTS = 50_000;
 
@@ -35,6 +37,13 @@ interface Ctx {
   readonly bus: BusConnection;
   readonly prefix: string;
   readonly db: ReturnType<typeof createDatabase>;
+}
+
+function median(values: readonly number[]): number {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -58,42 +67,33 @@ function arrivals() {
   };
 }
 
-/** Append (runtime pipeline: number, fenced publish, steps) to a following subscriber. */
-async function liveLatency(ctx: Ctx): Promise<number[]> {
+/**
+ * Latency samples of both paths, interleaved one for one so that both see the same machine
+ * (a GC pause or a noisy neighbour lands on either path alike, not on one phase):
+ * - live: `emit` through the runtime's append pipeline (number, fenced publish with
+ *   headers, steps) until a `followSession` subscriber yields the event;
+ * - raw: an awaited JetStream publish of a same-sized body until a plain consumer of the
+ *   same stream receives it.
+ * The first 200 samples of each are warm-up and dropped.
+ */
+async function latencies(ctx: Ctx): Promise<{ live: number[]; raw: number[] }> {
   const sid = `bench-live-${randomBytes(4).toString('hex')}`;
   await ctx.runtime.host.activate(sid, 'open');
   const emitter = ctx.runtime.host.residentEmitter(sid);
   if (emitter === undefined) throw new Error('no emitter');
   const follower = followSession(ctx.bus.js, namesOf(ctx.prefix), sid, { afterSequence: 0 });
-  const seen = arrivals();
-  const reading = (async () => {
-    for await (const _ of follower) seen.arrived();
+  const liveSeen = arrivals();
+  const following = (async () => {
+    for await (const _ of follower) liveSeen.arrived();
   })();
-  const samples: number[] = [];
-  for (let i = 1; i <= LATENCY_SAMPLES; i += 1) {
-    const started = performance.now();
-    await emitter.emit('model_streaming', 'benchturn', TRACE, {
-      delta: 'token ',
-      done: false,
-      kind: 'text_delta',
-    });
-    await seen.wait(i);
-    samples.push(performance.now() - started);
-  }
-  await follower.stop();
-  await reading;
-  return samples.slice(200).sort((a, b) => a - b);
-}
 
-/** Raw JetStream publish to an ordered consumer of the same stream, same payload size. */
-async function rawLatency(ctx: Ctx): Promise<number[]> {
   const n = namesOf(ctx.prefix);
   const subject = n.eventSubject(`rawbench-${randomBytes(4).toString('hex')}`);
   const consumer = await ctx.bus.js.consumers.get(n.eventsStream, { filter_subjects: subject });
   const messages = await consumer.consume({ max_messages: 256 });
-  const seen = arrivals();
-  const reading = (async () => {
-    for await (const _ of messages) seen.arrived();
+  const rawSeen = arrivals();
+  const consuming = (async () => {
+    for await (const _ of messages) rawSeen.arrived();
   })();
   const body = JSON.stringify({
     id: 'x'.repeat(36),
@@ -101,16 +101,30 @@ async function rawLatency(ctx: Ctx): Promise<number[]> {
     traceId: TRACE,
     pad: 'x'.repeat(120),
   });
-  const samples: number[] = [];
+
+  const live: number[] = [];
+  const raw: number[] = [];
   for (let i = 1; i <= LATENCY_SAMPLES; i += 1) {
-    const started = performance.now();
+    let started = performance.now();
     await ctx.bus.js.publish(subject, body);
-    await seen.wait(i);
-    samples.push(performance.now() - started);
+    await rawSeen.wait(i);
+    raw.push(performance.now() - started);
+
+    started = performance.now();
+    await emitter.emit('model_streaming', 'benchturn', TRACE, {
+      delta: 'token ',
+      done: false,
+      kind: 'text_delta',
+    });
+    await liveSeen.wait(i);
+    live.push(performance.now() - started);
   }
+  await follower.stop();
+  await following;
   await messages.close();
-  await reading;
-  return samples.slice(200).sort((a, b) => a - b);
+  await consuming;
+  const sorted = (xs: number[]) => xs.slice(200).sort((a, b) => a - b);
+  return { live: sorted(live), raw: sorted(raw) };
 }
 
 /** Events per second appended through the runtime across 50 sessions, each serialised. */
@@ -305,7 +319,7 @@ async function coldOpen(ctx: Ctx): Promise<number> {
 
 /**
  * Runtime figures (issue 6): live latency from `appendEvent` to a following subscriber
- * against a raw JetStream publish-to-consumer in the same run; append throughput across 50
+ * against a raw JetStream publish-to-consumer, sampled alternately in the same run; append throughput across 50
  * sessions against raw awaited publishes with the same shape; and the cold open of a
  * session of 10,000 messages and 50,000 parts (median of 3). Uses `NATS_URL` and
  * `DATABASE_URL` (defaults: the local servers), a unique subject prefix, and removes what
@@ -329,10 +343,20 @@ export const runtimeGroup: BenchGroup = {
     const bus = await connectBus({ servers: NATS_URL, name: 'bench-runtime', noAsyncTraces: true });
     const ctx: Ctx = { runtime, bus, prefix, db };
     try {
-      const raw = await rawLatency(ctx);
-      const live = await liveLatency(ctx);
-      const rawRate = await rawAppendRate(ctx);
-      const rate = await appendRate(ctx);
+      const { live, raw } = await latencies(ctx);
+      // Raw and runtime rates back to back in each round, so both see the same machine.
+      const rawRates: number[] = [];
+      const rates: number[] = [];
+      const ratios: number[] = [];
+      for (let round = 0; round < APPEND_ROUNDS; round += 1) {
+        const rawRound = await rawAppendRate(ctx);
+        const runtimeRound = await appendRate(ctx);
+        rawRates.push(rawRound);
+        rates.push(runtimeRound);
+        ratios.push(runtimeRound / rawRound);
+      }
+      const rawRate = median(rawRates);
+      const rate = median(rates);
       const cold = await coldOpen(ctx);
       const rawP99 = percentile(raw, 99);
       const liveP99 = percentile(live, 99);
@@ -343,7 +367,7 @@ export const runtimeGroup: BenchGroup = {
         { name: 'runtime.live_latency_p99_ratio', value: liveP99 / rawP99, unit: 'ratio' },
         { name: 'runtime.append_events_per_s', value: rate, unit: 'events/s' },
         { name: 'runtime.raw_append_events_per_s', value: rawRate, unit: 'events/s' },
-        { name: 'runtime.append_ratio', value: rate / rawRate, unit: 'ratio' },
+        { name: 'runtime.append_ratio', value: median(ratios), unit: 'ratio' },
         { name: 'runtime.cold_open_ms', value: cold, unit: 'ms' },
       ];
     } finally {
