@@ -28,6 +28,12 @@ export {
   WRONG_LAST_SEQUENCE,
 } from './publish-event.ts';
 export {
+  type PipelinePublishOptions,
+  PublishPipeline,
+  type PublishPipelineOptions,
+  type StreamPublisher,
+} from './publish-pipeline.ts';
+export {
   type DecodeResult,
   type HandlerResult,
   type MessageContext,

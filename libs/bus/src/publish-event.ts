@@ -4,10 +4,11 @@ import {
   parseSessionEvent,
   type SessionEvent,
 } from '@agentwire/contracts';
-import { JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
 import { eventHeaders } from './event-headers.ts';
+import type { StreamPublisher } from './publish-pipeline.ts';
 
 /** Options of {@link publishEvent}. */
 export interface PublishEventOptions {
@@ -61,10 +62,11 @@ export function eventSubjectOf(n: Names, event: SessionEvent): string {
  * Throws {@link BusError} `invalid_event` for an event that fails its schema (unless
  * `prevalidated`), has no
  * sequence number or is transient without a turn, and `publish_failed` for other broker
- * errors (retryable: timeouts and connection loss).
+ * errors (retryable: timeouts and connection loss). `js` is a `JetStreamClient` or, on hot
+ * paths, a {@link PublishPipeline} (the runtime's appends).
  */
 export async function publishEvent(
-  js: JetStreamClient,
+  js: StreamPublisher,
   n: Names,
   event: SessionEvent,
   options: PublishEventOptions,
@@ -94,7 +96,8 @@ export async function publishEvent(
     if (fenced !== null) return fenced;
     throw new BusError(`publishing event ${event.id} on ${subject} failed`, {
       code: 'publish_failed',
-      retryable: !(error instanceof JetStreamApiError),
+      retryable:
+        error instanceof BusError ? error.retryable : !(error instanceof JetStreamApiError),
       cause: error,
     });
   }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { type BusConnection, connectBus, provision } from '@agentwire/bus';
+import { type BusConnection, connectBus, PublishPipeline, provision } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
 import {
   createOpenAiCompatibleProvider,
@@ -77,9 +77,11 @@ export async function startRuntime(
   await provision(bus.nc, names, { leaseTtlMs: config.AW_LEASE_TTL_MS });
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
+  const eventPublisher = new PublishPipeline(bus.nc);
   const host = new RuntimeHost({
     nc: bus.nc,
     js: bus.js,
+    eventPublisher,
     jsm: bus.jsm,
     kv,
     db,
@@ -112,6 +114,7 @@ export async function startRuntime(
     bus,
     async stop() {
       await host.stop();
+      eventPublisher.close();
       await bus.close();
       await db.destroy();
     },

@@ -1,12 +1,18 @@
-import { loadSessionFence, publishEvent, type SessionFence } from '@agentwire/bus';
+import {
+  loadSessionFence,
+  publishEvent,
+  type SessionFence,
+  type StreamPublisher,
+} from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import type { EventPublisher, PublishOutcome } from '../core/ports.ts';
 import type { LeaseManager } from './lease-manager.ts';
 
 /** Options of {@link JetStreamPublisher}. */
 export interface JetStreamPublisherOptions {
-  readonly js: JetStreamClient;
+  /** Where events go: the runtime's `PublishPipeline` (or any `js.publish`-alike). */
+  readonly eventPublisher: StreamPublisher;
   readonly jsm: JetStreamManager;
   readonly names: Names;
   readonly sessionId: string;
@@ -46,7 +52,7 @@ export class JetStreamPublisher implements EventPublisher {
   }
 
   async #attempt(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome> {
-    const result = await publishEvent(this.#o.js, this.#o.names, event, {
+    const result = await publishEvent(this.#o.eventPublisher, this.#o.names, event, {
       expectedLastSubjectSequence: this.#fence.expectedFor(event),
       previousDurableSequence,
       // Built by createEvent (schema-checked at creation), numbered by the window only.

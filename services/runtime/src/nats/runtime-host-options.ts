@@ -1,3 +1,4 @@
+import type { StreamPublisher } from '@agentwire/bus';
 import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelProvider } from '@agentwire/model';
@@ -19,6 +20,8 @@ import type { StoreDb } from './session-loader.ts';
 export interface RuntimeHostOptions {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
+  /** Publishes the appended events (a `PublishPipeline` on `nc`: the hot path, R5.1). */
+  readonly eventPublisher: StreamPublisher;
   readonly jsm: JetStreamManager;
   readonly kv: KV;
   readonly db: StoreDb;
