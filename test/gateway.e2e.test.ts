@@ -1,11 +1,10 @@
 import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../services/gateway/src/build-app.ts';
 import { openSse, type SseConnection } from '../services/gateway/src/testing/sse-client.ts';
 import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
-import { waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 
 let env: TestEnvironment;
 let stack: Stack;
@@ -59,11 +58,10 @@ describe('gateway against real runtime, worker and projection processes', () => 
     expect(prompt.status).toBe(202);
     expect(prompt.json).toMatchObject({ sessionId: sid, turnId: expect.any(String) });
 
-    await waitUntil(
-      () => first.events.some((e) => e.type === 'permission_requested'),
-      15_000,
-      'permission',
-    );
+    await waitUntil(() => first.events.some((e) => e.type === 'permission_requested'), {
+      timeoutMs: 15_000,
+      what: 'permission',
+    });
     const asked = first.events.find((e) => e.type === 'permission_requested') as unknown as {
       payload: { requestId: string };
     };
@@ -78,11 +76,10 @@ describe('gateway against real runtime, worker and projection processes', () => 
     const second = await openSse(`${base}/sessions/${sid}/events?after=0`, {
       'last-event-id': lastId,
     });
-    await waitUntil(
-      () => second.events.some((e) => e.type === 'turn_complete'),
-      15_000,
-      'turn_complete',
-    );
+    await waitUntil(() => second.events.some((e) => e.type === 'turn_complete'), {
+      timeoutMs: 15_000,
+      what: 'turn_complete',
+    });
 
     const all = [...seqs(first), ...seqs(second)];
     expect(all).toEqual(all.map((_, i) => i + 1));
@@ -93,18 +90,16 @@ describe('gateway against real runtime, worker and projection processes', () => 
     expect(second.events.map((e) => e.type)).toContain('permission_resolved');
 
     // Idle heartbeats keep the stream open; the stream stays live for the next turn.
-    await waitUntil(
-      () => second.frames.some((f) => f.comments.includes('heartbeat')),
-      5_000,
-      'heartbeat',
-    );
+    await waitUntil(() => second.frames.some((f) => f.comments.includes('heartbeat')), {
+      timeoutMs: 5_000,
+      what: 'heartbeat',
+    });
     const again = await post(`/sessions/${sid}/prompt`, { text: 'second prompt', wait: true });
     expect(again).toMatchObject({ status: 200, json: { status: 'complete' } });
-    await waitUntil(
-      () => second.events.filter((e) => e.type === 'turn_complete').length === 2,
-      15_000,
-      'second turn streamed live',
-    );
+    await waitUntil(() => second.events.filter((e) => e.type === 'turn_complete').length === 2, {
+      timeoutMs: 15_000,
+      what: 'second turn streamed live',
+    });
     const lastSeq = seqs(second).at(-1) ?? 0;
     second.abort();
 
@@ -115,8 +110,7 @@ describe('gateway against real runtime, worker and projection processes', () => 
         projection = { status: res.status, json: (await res.json()) as Reply['json'] };
         return projection.status === 200 && projection.json.asOfSeq === lastSeq;
       },
-      15_000,
-      'projection caught up',
+      { timeoutMs: 15_000, what: 'projection caught up' },
     );
     expect(projection.json).toMatchObject({ asOfSeq: lastSeq, projection: expect.any(Object) });
   });
@@ -250,7 +244,10 @@ describe('gateway against real runtime, worker and projection processes', () => 
     const sid = String((await post('/sessions')).json.sessionId);
     await post(`/sessions/${sid}/prompt`, { text: 'hello', wait: true });
     const open = await openSse(`${base}/sessions/${sid}/events`);
-    await waitUntil(() => open.events.some((e) => e.type === 'turn_complete'), 10_000, 'replay');
+    await waitUntil(() => open.events.some((e) => e.type === 'turn_complete'), {
+      timeoutMs: 10_000,
+      what: 'replay',
+    });
     const gateway = stack.gateway;
     gateway?.kill('SIGTERM');
     await open.ended;

@@ -13,6 +13,7 @@ import {
   postgresRestartSupport,
   restartPostgres,
   type TestEnvironment,
+  waitUntil,
 } from '@agentwire/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from './persistence-worker-process.ts';
@@ -120,10 +121,13 @@ describe('persistence workers as processes (issue 4 "Done when" 2)', () => {
     const half = Math.floor(items.length / 2);
     await publishAll(bus.js, n, items.slice(0, half));
     // Kill A while it is busy with the first half.
-    await waitUntil(async () => {
-      const [events] = await consumerBacklogs(bus.jsm, consumers);
-      return (events?.numPending ?? 0) < half / 2;
-    });
+    await waitUntil(
+      async () => {
+        const [events] = await consumerBacklogs(bus.jsm, consumers);
+        return (events?.numPending ?? 0) < half / 2;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, what: 'the workers to take in half of the first half' },
+    );
     a.child.kill('SIGKILL');
     expect(await a.exited).toBe('SIGKILL');
     await publishAll(bus.js, n, items.slice(half));
@@ -182,12 +186,3 @@ describe.skipIf(!restart.ok)('Postgres restarted mid-stream (issue 4 "Done when"
     expect(await worker.exited).toBe(0);
   });
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`condition not met after ${timeoutMs} ms`);
-}

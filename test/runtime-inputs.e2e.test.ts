@@ -1,7 +1,8 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import type { createDatabase } from '@agentwire/store';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
@@ -54,7 +55,10 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
     const follow = client.follow(sid, 0);
     const first = await client.op(sid, 'prompt', { text: '[scenario:run_command] go' });
     expect(first).toMatchObject({ ok: true, delivery: 'startNow' });
-    await waitUntil(() => count(follow.events, 'permission_requested') === 1, 10_000, 'permission');
+    await waitUntil(() => count(follow.events, 'permission_requested') === 1, {
+      timeoutMs: 10_000,
+      what: 'permission',
+    });
     const queued = await client.op(sid, 'prompt', { text: 'queued follow-up' });
     const guided = await client.op(sid, 'prompt', {
       text: 'also mention tests',
@@ -83,7 +87,10 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
       requestId: request.payload.requestId,
       decision: 'allow',
     });
-    await waitUntil(() => count(follow.events, 'turn_complete') === 2, 15_000, 'two turns');
+    await waitUntil(() => count(follow.events, 'turn_complete') === 2, {
+      timeoutMs: 15_000,
+      what: 'two turns',
+    });
     await follow.stop();
 
     const events = follow.events;
@@ -106,8 +113,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
         const rows = await ledger(sid);
         return rows.length === 4 && rows.every((r) => r.status !== 'admitted');
       },
-      10_000,
-      'ledger settled',
+      { timeoutMs: 10_000, what: 'ledger settled' },
     );
     const rows = Object.fromEntries((await ledger(sid)).map((r) => [r.id, r]));
     expect(rows[String(queued.inputId)]).toMatchObject({ status: 'promoted', delivery: 'queue' });
@@ -138,8 +144,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
         follow.events.some(
           (e) => e.type === 'session_title_updated' && e.payload.source === 'generated',
         ),
-      15_000,
-      'generated title',
+      { timeoutMs: 15_000, what: 'generated title' },
     );
     await follow.stop();
     const titleEvents = follow.events.filter(
@@ -166,19 +171,24 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
     const { sid, owner } = await openSession();
     const follow = client.follow(sid, 0);
     await client.op(sid, 'prompt', { text: '[scenario:run_command] go' });
-    await waitUntil(() => count(follow.events, 'permission_requested') === 1, 10_000, 'permission');
+    await waitUntil(() => count(follow.events, 'permission_requested') === 1, {
+      timeoutMs: 10_000,
+      what: 'permission',
+    });
     const waiting = await client.op(sid, 'prompt', { text: 'queued before the crash' });
     if (!waiting.ok) throw new Error('not queued');
     await waitUntil(
       async () =>
         (await ledger(sid)).some((r) => r.id === waiting.inputId && r.status === 'admitted'),
-      10_000,
-      'admitted row',
+      { timeoutMs: 10_000, what: 'admitted row' },
     );
     await stack.killRuntime(owner);
     const next = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
     expect(next).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn complete');
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'turn complete',
+    });
     await follow.stop();
     const types = follow.events.map((e) => e.type);
     const lost = types.indexOf('turn_error');
@@ -200,8 +210,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
             r.status === 'discarded' &&
             r.status_reason === 'session_resumed',
         ),
-      10_000,
-      'ledger row discarded',
+      { timeoutMs: 10_000, what: 'ledger row discarded' },
     );
     await startRuntime(owner);
   });

@@ -1,6 +1,7 @@
 import type { createDatabase } from '@agentwire/store';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
@@ -44,21 +45,19 @@ describe('session ownership across runtime processes (R13, flows 5 and 6)', () =
     const follow = client.follow(sid, 0);
     const first = await client.op(sid, 'prompt', { text: '[scenario:run_command] run it' });
     expect(first).toMatchObject({ ok: true });
-    await waitUntil(
-      () => follow.events.some((e) => e.type === 'permission_requested'),
-      10_000,
-      'permission request',
-    );
+    await waitUntil(() => follow.events.some((e) => e.type === 'permission_requested'), {
+      timeoutMs: 10_000,
+      what: 'permission request',
+    });
 
     await stack.killRuntime(owner);
 
     const second = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
     expect(second).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(
-      () => follow.events.at(-1)?.type === 'turn_complete',
-      10_000,
-      'new turn complete',
-    );
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'new turn complete',
+    });
     await follow.stop();
 
     const types = follow.events.map((e) => e.type);
@@ -90,8 +89,7 @@ describe('session ownership across runtime processes (R13, flows 5 and 6)', () =
           .executeTakeFirst();
         return part?.status === 'error';
       },
-      10_000,
-      'tool part written as error',
+      { timeoutMs: 10_000, what: 'tool part written as error' },
     );
   });
 });

@@ -3,8 +3,9 @@ import path from 'node:path';
 import { type BusConnection, openTurns } from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
 import type { createDatabase } from '@agentwire/store';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RuntimeClient, waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
+import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
@@ -63,7 +64,10 @@ describe('runtime service (issue 6)', () => {
       status: 'complete',
       response: 'Done: read README.md and wrote notes.txt.',
     });
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'turn_complete',
+    });
     await follow.stop();
     expect(shape(follow.events)).toEqual([
       'turn_steer_queued',
@@ -102,8 +106,7 @@ describe('runtime service (issue 6)', () => {
           .execute();
         return parts.length === 2 && parts.every((p) => p.status === 'completed');
       },
-      10_000,
-      'tool parts completed',
+      { timeoutMs: 10_000, what: 'tool parts completed' },
     );
     const messages = await db
       .selectFrom('messages')
@@ -182,11 +185,10 @@ describe('runtime service (issue 6)', () => {
     const follow = client.follow(sid, 0);
     const outside = await client.op(sid, 'prompt', { text: '[scenario:outside_path]', wait: true });
     expect(outside).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(
-      () => follow.events.filter((e) => e.type === 'turn_complete').length === 2,
-      10_000,
-      'two turns',
-    );
+    await waitUntil(() => follow.events.filter((e) => e.type === 'turn_complete').length === 2, {
+      timeoutMs: 10_000,
+      what: 'two turns',
+    });
     await follow.stop();
     const toolError = follow.events.find((e) => e.type === 'tool_call_error');
     expect(toolError?.payload).toMatchObject({ error: { code: 'path_outside_workspace' } });
@@ -208,8 +210,7 @@ describe('runtime service (issue 6)', () => {
           .execute();
         return rows.length === 2;
       },
-      10_000,
-      'both user messages persisted',
+      { timeoutMs: 10_000, what: 'both user messages persisted' },
     );
   });
 
@@ -217,16 +218,18 @@ describe('runtime service (issue 6)', () => {
     const sid = await openSession();
     const early = client.follow(sid, 0);
     const ticket = client.op(sid, 'prompt', { text: '[scenario:slow_text] go', wait: true });
-    await waitUntil(
-      () => early.events.filter((e) => e.type === 'model_streaming').length >= 5,
-      10_000,
-      'streaming',
-    );
+    await waitUntil(() => early.events.filter((e) => e.type === 'model_streaming').length >= 5, {
+      timeoutMs: 10_000,
+      what: 'streaming',
+    });
     await early.stop();
     const last = early.events.at(-1)?.sequenceNumber ?? 0;
     const late = client.follow(sid, last);
     await ticket;
-    await waitUntil(() => late.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+    await waitUntil(() => late.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'turn_complete',
+    });
     await late.stop();
     const seen = [...early.events, ...late.events].map((e) => e.sequenceNumber);
     expect(seen).toEqual(seen.map((_, i) => i + 1));
@@ -239,11 +242,10 @@ describe('runtime service (issue 6)', () => {
     const after = client.follow(sid, resumeFrom);
     const reply = await client.op(sid, 'prompt', { text: 'after the restart', wait: true });
     expect(reply).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(
-      () => after.events.at(-1)?.type === 'turn_complete',
-      10_000,
-      'turn after restart',
-    );
+    await waitUntil(() => after.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'turn after restart',
+    });
     await after.stop();
     const numbers = after.events.map((e) => e.sequenceNumber);
     expect(numbers[0]).toBe(resumeFrom + 1);
@@ -273,14 +275,16 @@ describe('runtime service (issue 6)', () => {
     const sid = await openSession();
     const follow = client.follow(sid, 0);
     await client.op(sid, 'prompt', { text: '[scenario:slow_text] long answer' });
-    await waitUntil(
-      () => follow.events.filter((e) => e.type === 'model_streaming').length >= 3,
-      10_000,
-      'streaming',
-    );
+    await waitUntil(() => follow.events.filter((e) => e.type === 'model_streaming').length >= 3, {
+      timeoutMs: 10_000,
+      what: 'streaming',
+    });
     runtime.kill('SIGTERM');
     expect(await runtime.exited).toBe(0);
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn closed');
+    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+      timeoutMs: 10_000,
+      what: 'turn closed',
+    });
     await follow.stop();
     expect(follow.events.at(-1)?.payload).toMatchObject({ resultType: 'cancelled' });
     const n = names();

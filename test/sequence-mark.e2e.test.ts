@@ -1,7 +1,7 @@
 import { HEADERS, type SessionEvent } from '@agentwire/contracts';
 import { getLastSequence } from '@agentwire/store';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '../services/runtime/src/testing/runtime-client.ts';
 import {
   type RuntimeStack,
   startRuntimeStack,
@@ -22,7 +22,10 @@ async function promptTurn(sid: string, afterSequence: number, text: string) {
   const follow = stack.client.follow(sid, afterSequence);
   const reply = await stack.client.op(sid, 'prompt', { text, wait: true });
   expect(reply).toMatchObject({ ok: true, status: 'complete' });
-  await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', 10_000, 'turn_complete');
+  await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+    timeoutMs: 10_000,
+    what: 'turn_complete',
+  });
   await follow.stop();
   return follow.events;
 }
@@ -56,11 +59,10 @@ describe('a number is never reused after the stream dropped a session (DESIGN in
     expect(oldNumbers).toEqual(oldNumbers.map((_, i) => i + 1));
 
     // The worker caught up: its mark covers the turn's last (non-durable) number.
-    await waitUntil(
-      async () => (await getLastSequence(stack.db, sid)) === oldMax,
-      10_000,
-      `sessions.last_sequence = ${oldMax}`,
-    );
+    await waitUntil(async () => (await getLastSequence(stack.db, sid)) === oldMax, {
+      timeoutMs: 10_000,
+      what: `sessions.last_sequence = ${oldMax}`,
+    });
 
     // The runtime process goes away; the stream's age limit drops the session's messages.
     const rtA = stack.runtimes.get('rtA');
@@ -90,8 +92,7 @@ describe('a number is never reused after the stream dropped a session (DESIGN in
     expect(firstEv.header(HEADERS.previousDurableSequence)).toBe(String(oldMax));
     await waitUntil(
       async () => (await getLastSequence(stack.db, sid)) === Math.max(...newNumbers),
-      10_000,
-      'the mark to follow the new turn',
+      { timeoutMs: 10_000, what: 'the mark to follow the new turn' },
     );
   });
 });

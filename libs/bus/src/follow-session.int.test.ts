@@ -1,5 +1,5 @@
 import { names, type SessionEvent } from '@agentwire/contracts';
-import type { TestEnvironment } from '@agentwire/testing';
+import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { followSession } from './follow-session.ts';
 import { provision } from './provision.ts';
 import { publishEvent } from './publish-event.ts';
 import { SessionFence } from './session-fence.ts';
-import { deprovision, durableEvent, setup, transientEvent, waitFor } from './test-support.ts';
+import { deprovision, durableEvent, setup, transientEvent } from './test-support.ts';
 
 let env: TestEnvironment;
 let nc: NatsConnection;
@@ -63,7 +63,7 @@ describe('followSession', () => {
     const seen: number[] = [];
     const follower = followSession(jetstream(nc), n, sid, { afterSequence: 4 });
     const done = collect(follower, seen);
-    await waitFor(() => seen.length === 6);
+    await waitUntil(() => seen.length === 6);
     expect(seen).toEqual([5, 6, 7, 8, 9, 10]);
 
     // The publisher restarts: a new connection continues numbering; a retried event is de-duplicated.
@@ -74,7 +74,7 @@ describe('followSession', () => {
     await publishRange(again, sid, 16, 20, fence);
     await again.close();
 
-    await waitFor(() => seen.length === 16);
+    await waitUntil(() => seen.length === 16);
     expect(seen).toEqual(Array.from({ length: 16 }, (_, i) => i + 5));
     expect(follower.lastSequence).toBe(20);
     await follower.stop();
@@ -93,9 +93,9 @@ describe('followSession', () => {
     const all: number[] = [];
     const fromZero = followSession(jetstream(nc), n, sid, { afterSequence: 0 });
     const doneZero = collect(fromZero, all);
-    await waitFor(() => all.length === 5);
+    await waitUntil(() => all.length === 5);
     await publishRange(nc, sid, 6, 7, fence);
-    await waitFor(() => current.length === 2 && all.length === 7);
+    await waitUntil(() => current.length === 2 && all.length === 7);
     expect(current).toEqual([6, 7]);
     expect(all).toEqual([1, 2, 3, 4, 5, 6, 7]);
     await Promise.all([atTip.stop(), fromZero.stop()]);

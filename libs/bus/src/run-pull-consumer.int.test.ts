@@ -1,6 +1,6 @@
 import { decodeSessionEvent, HEADERS, names, type SessionEvent } from '@agentwire/contracts';
 import { activeTraceId, installContextPropagation } from '@agentwire/telemetry';
-import type { TestEnvironment } from '@agentwire/testing';
+import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { type JsMsg, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
@@ -9,7 +9,7 @@ import { deadLetterStream } from './dead-letter-names.ts';
 import { provision } from './provision.ts';
 import { publishEvent } from './publish-event.ts';
 import { type DecodeResult, runPullConsumer } from './run-pull-consumer.ts';
-import { deprovision, durableEvent, setup, waitFor } from './test-support.ts';
+import { deprovision, durableEvent, setup } from './test-support.ts';
 
 let env: TestEnvironment;
 let nc: NatsConnection;
@@ -95,10 +95,13 @@ describe('runPullConsumer', () => {
         return 'ack';
       },
     });
-    await waitFor(async () => {
-      const p = await consumer.pending();
-      return p.numPending === 0 && p.numAckPending === 0 && handled.length === 2;
-    });
+    await waitUntil(
+      async () => {
+        const p = await consumer.pending();
+        return p.numPending === 0 && p.numAckPending === 0 && handled.length === 2;
+      },
+      { what: 'the consumer to drain' },
+    );
     await consumer.stop();
 
     expect(handled).toEqual(['s1', 's8']);
@@ -150,10 +153,13 @@ describe('runPullConsumer', () => {
         return 'ack';
       },
     });
-    await waitFor(async () => {
-      const p = await consumer.pending();
-      return p.numPending === 0 && p.numAckPending === 0 && handled.includes('r2');
-    });
+    await waitUntil(
+      async () => {
+        const p = await consumer.pending();
+        return p.numPending === 0 && p.numAckPending === 0 && handled.includes('r2');
+      },
+      { what: 'the consumer to drain' },
+    );
     await consumer.stop();
     const parked = (await deadLetters(deadLetterStream(n))).filter(
       (m) => m.subject === n.deadLetterSubject('bus-retry'),

@@ -68,15 +68,3 @@ export async function setup(): Promise<{ env: TestEnvironment; nc: NatsConnectio
   const nc = await connect({ servers: env.natsUrl, noAsyncTraces: true });
   return { env, nc };
 }
-
-/** Waits until `check` returns true, polling every 20 ms, for at most `timeoutMs`. */
-export async function waitFor(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

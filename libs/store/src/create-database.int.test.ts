@@ -1,4 +1,4 @@
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,10 +27,7 @@ describe('createDatabase', () => {
           // The client is checked out and idle in the transaction: no query in flight, so
           // pg reports the termination only as an 'error' event on the client itself.
           await admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]);
-          const deadline = Date.now() + 10_000;
-          while (seen.length === 0 && Date.now() < deadline) {
-            await new Promise((r) => setTimeout(r, 20));
-          }
+          await waitUntil(() => seen.length > 0, { what: 'the pool error' });
           await sql`select 1`.execute(trx);
         })
         .then(

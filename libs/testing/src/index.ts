@@ -23,3 +23,4 @@ export {
   type StartServiceOptions,
   startServiceProcess,
 } from './start-service-process.ts';
+export { type WaitUntilOptions, waitUntil } from './wait-until.ts';

@@ -1,7 +1,7 @@
 import { connectBus, deadLetterStream, eventHeaders, publishCommand } from '@agentwire/bus';
 import { isDurableEventType, names } from '@agentwire/contracts';
 import { ATTRS, installContextPropagation } from '@agentwire/telemetry';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { SpanKind } from '@opentelemetry/api';
 import {
   InMemorySpanExporter,
@@ -48,13 +48,11 @@ afterAll(async () => {
 
 /** Waits until a finished span matches, then returns it. */
 async function spanWhere(match: (s: ReadableSpan) => boolean): Promise<ReadableSpan> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const span = exporter.getFinishedSpans().find(match);
-    if (span !== undefined) return span;
-    if (Date.now() > deadline) throw new Error('no matching span was finished');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const find = () => exporter.getFinishedSpans().find(match);
+  await waitUntil(() => find() !== undefined, { timeoutMs: 15_000, what: 'a matching span' });
+  const span = find();
+  if (span === undefined) throw new Error('the matching span went missing');
+  return span;
 }
 
 describe('persistence worker tracing (issue 4 item 4)', () => {

@@ -8,7 +8,7 @@ import {
 import { HEADERS, names, ProjectionGetReply, type SessionEvent } from '@agentwire/contracts';
 import { rebuildProjection } from '@agentwire/domain';
 import { createDatabase, type Database, migrate } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -72,17 +72,8 @@ function shuffledWithDuplicates(sessions: GeneratedEvent[][], seed: number) {
   return shuffle([...all, ...dups], random);
 }
 
-async function waitFor(
-  what: string,
-  check: () => Promise<boolean>,
-  timeoutMs = 90_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How {@link waitUntil} polls here: three processes work through thousands of events. */
+const patiently = { timeoutMs: 90_000, intervalMs: 100 } as const;
 
 async function caughtUp(sessionIds: readonly string[]): Promise<boolean> {
   const rows = await db
@@ -150,7 +141,7 @@ describe('projection service (3 real processes)', () => {
     const sessions = makeSessions('a', 30, 500, 100);
     await publish(shuffledWithDuplicates(sessions, 1));
     const ids = sessions.map((s) => s[0]?.event.sessionId ?? '');
-    await waitFor('30 sessions caught up', () => caughtUp(ids));
+    await waitUntil(() => caughtUp(ids), { ...patiently, what: '30 sessions caught up' });
     await expectEqualToDomain(ids);
 
     const [p1] = procs;
@@ -180,16 +171,22 @@ describe('projection service (3 real processes)', () => {
     await publish(all.slice(0, half));
     const victim = procs[2];
     if (victim === undefined) throw new Error('no process');
-    await waitFor('the victim to apply something', async () => {
-      const res = await fetch(`http://127.0.0.1:${victim.port}/metrics`);
-      const applied = /agentwire_projection_events_applied_total\S* (\d+)/.exec(await res.text());
-      return Number(applied?.[1] ?? 0) > 3_000;
-    });
+    await waitUntil(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${victim.port}/metrics`);
+        const applied = /agentwire_projection_events_applied_total\S* (\d+)/.exec(await res.text());
+        return Number(applied?.[1] ?? 0) > 3_000;
+      },
+      { ...patiently, what: 'the victim to apply something' },
+    );
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe('SIGKILL');
     await publish(all.slice(half));
     const ids = sessions.map((s) => s[0]?.event.sessionId ?? '');
-    await waitFor('sessions caught up after the kill', () => caughtUp(ids));
+    await waitUntil(() => caughtUp(ids), {
+      ...patiently,
+      what: 'sessions caught up after the kill',
+    });
     await expectEqualToDomain(ids);
   });
 
@@ -214,15 +211,21 @@ describe('projection service (3 real processes)', () => {
       }
     }
     let final: { state: string; eventsRead: number; sessionsWritten: number } | undefined;
-    await waitFor('the rebuild to finish', async () => {
-      const res = await fetch(`http://127.0.0.1:${p1.port}/rebuild/${job?.id}`);
-      final = ((await res.json()) as { job: typeof final }).job;
-      return final?.state !== 'running';
-    });
+    await waitUntil(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${p1.port}/rebuild/${job?.id}`);
+        final = ((await res.json()) as { job: typeof final }).job;
+        return final?.state !== 'running';
+      },
+      { ...patiently, what: 'the rebuild to finish' },
+    );
     expect(final?.state).toBe('done');
     expect(final?.eventsRead).toBeGreaterThan(15_000);
     const ids = [...published.keys()];
-    await waitFor('all sessions caught up after the rebuild', () => caughtUp(ids));
+    await waitUntil(() => caughtUp(ids), {
+      ...patiently,
+      what: 'all sessions caught up after the rebuild',
+    });
     await expectEqualToDomain(ids);
   });
 
@@ -244,26 +247,32 @@ describe('projection service (3 real processes)', () => {
     ]);
     const n = names(env.prefix);
     let reason = '';
-    await waitFor('the dead letter', async () => {
-      try {
-        const dl = await bus.jsm.streams.getMessage(deadLetterStream(n), {
-          last_by_subj: n.deadLetterSubject('projection'),
-        });
-        reason = `${dl?.header.get(HEADERS.deadLetterCode)}: ${dl?.header.get(HEADERS.deadLetterReason)}`;
-        return dl !== null;
-      } catch {
-        return false;
-      }
-    });
+    await waitUntil(
+      async () => {
+        try {
+          const dl = await bus.jsm.streams.getMessage(deadLetterStream(n), {
+            last_by_subj: n.deadLetterSubject('projection'),
+          });
+          reason = `${dl?.header.get(HEADERS.deadLetterCode)}: ${dl?.header.get(HEADERS.deadLetterReason)}`;
+          return dl !== null;
+        } catch {
+          return false;
+        }
+      },
+      { ...patiently, what: 'the dead letter' },
+    );
     expect(reason).toMatch(/^invalid_payload: invalid payload for/);
-    await waitFor('the stuck session in metrics', async () => {
-      for (const p of live()) {
-        const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
-        if (/agentwire_projection_stuck_session_waiting_ms\{[^}]*session="bad1"/.test(text))
-          return true;
-      }
-      return false;
-    });
+    await waitUntil(
+      async () => {
+        for (const p of live()) {
+          const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+          if (/agentwire_projection_stuck_session_waiting_ms\{[^}]*session="bad1"/.test(text))
+            return true;
+        }
+        return false;
+      },
+      { ...patiently, what: 'the stuck session in metrics' },
+    );
     const logs = live().flatMap((p) => p.lines);
     expect(logs.some((l) => l.includes('"sessionId":"bad1"') && l.includes('dead-lettered'))).toBe(
       true,

@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { SessionEvent, TitleReply } from '@agentwire/contracts';
+import { waitUntil } from '@agentwire/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createSessionHarness, type SessionHarnessOptions } from '../testing/session-harness.ts';
 import type { TitleGenerator, TitleGeneratorResult } from './title-job.ts';
@@ -27,10 +28,8 @@ function setup(extra: Omit<SessionHarnessOptions, 'root'> = {}) {
   return { session, events, writer, logger, permissions };
 }
 
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 2));
-  expect(condition()).toBe(true);
-}
+/** Polling of {@link waitUntil} for the in-memory session: fine-grained, bounded. */
+const quickly = { timeoutMs: 2_000, intervalMs: 2 } as const;
 
 const types = (events: SessionEvent[]) =>
   events.map((e) => e.type).filter((t) => t !== 'model_streaming');
@@ -39,7 +38,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
   it('queues inputs by default; each starts its own turn after the current one, in order', async () => {
     const { session, events, permissions } = setup();
     const first = await session.submit('[scenario:run_command] go');
-    await waitFor(() => permissions().length === 1);
+    await waitUntil(() => permissions().length === 1, quickly);
     const a = await session.submit('second');
     const b = await session.submit('third');
     expect(a).toMatchObject({ ok: true, delivery: 'queue', queueLength: 1 });
@@ -83,7 +82,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
   it('guides an input into the running turn at the next step boundary', async () => {
     const { session, events, permissions, writer } = setup();
     const first = await session.submit('[scenario:run_command] go');
-    await waitFor(() => permissions().length === 1);
+    await waitUntil(() => permissions().length === 1, quickly);
     const g = await session.submit('also say hello', { delivery: 'guide' });
     expect(g).toMatchObject({ ok: true, delivery: 'guide' });
     session.answerPermission(permissions()[0] ?? '', { decision: 'allow' });
@@ -112,7 +111,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
   it('rejects empty, oversized and mismatched inputs with turn_steer_rejected', async () => {
     const { session, events, permissions } = setup();
     const first = await session.submit('[scenario:run_command] go');
-    await waitFor(() => permissions().length === 1);
+    await waitUntil(() => permissions().length === 1, quickly);
     const replies = await Promise.all([
       session.submit('   '),
       session.submit('x'.repeat(1_001)),
@@ -134,7 +133,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
   it('removes and reorders queued inputs; a removed one never runs', async () => {
     const { session, events, permissions } = setup();
     const first = await session.submit('[scenario:run_command] go');
-    await waitFor(() => permissions().length === 1);
+    await waitUntil(() => permissions().length === 1, quickly);
     const ids: string[] = [];
     for (const text of ['one', 'two', 'three']) {
       const r = await session.submit(text);
@@ -148,7 +147,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
     session.answerPermission(permissions()[0] ?? '', { decision: 'allow' });
     if (!first.ok || first.delivery !== 'startNow') throw new Error('first did not start');
     await first.done;
-    await waitFor(() => events.filter((e) => e.type === 'turn_complete').length === 3);
+    await waitUntil(() => events.filter((e) => e.type === 'turn_complete').length === 3, quickly);
     expect(events.filter((e) => e.type === 'turn_started').map((e) => e.payload.input)).toEqual([
       '[scenario:run_command] go',
       'three',
@@ -166,7 +165,7 @@ describe('input admission while a turn runs (R12, R14)', () => {
   it('close discards what still waits (turn_cancelled) before session_ended', async () => {
     const { session, events, permissions } = setup();
     await session.submit('[scenario:run_command] go');
-    await waitFor(() => permissions().length === 1);
+    await waitUntil(() => permissions().length === 1, quickly);
     const q = await session.submit('later');
     await session.close();
     const t = types(events);
@@ -231,8 +230,10 @@ describe('title generation (R9.4-R9.7, flow 4)', () => {
       expectedFirstInput: 'please fix the flaky build on main',
     });
     titles.release();
-    await waitFor(() =>
-      events.some((e) => e.type === 'session_title_updated' && e.payload.source === 'generated'),
+    await waitUntil(
+      () =>
+        events.some((e) => e.type === 'session_title_updated' && e.payload.source === 'generated'),
+      quickly,
     );
     const titleEvents = events.filter(
       (e) =>
@@ -256,7 +257,7 @@ describe('title generation (R9.4-R9.7, flow 4)', () => {
     const first = await session.submit('please fix the flaky build on main');
     if (!first.ok || first.delivery !== 'startNow') throw new Error('not started');
     expect((await first.done).status).toBe('complete');
-    await waitFor(() => events.some((e) => e.type === 'model_error'));
+    await waitUntil(() => events.some((e) => e.type === 'model_error'), quickly);
     expect(events.find((e) => e.type === 'model_error')?.payload).toMatchObject({
       querySource: 'session_title',
       error: { code: 'no_responders' },
@@ -285,10 +286,12 @@ describe('title generation (R9.4-R9.7, flow 4)', () => {
     const c = setup({ titleGeneration: {}, titleGenerator: dropped });
     const d = await c.session.submit('please fix the flaky build on main');
     if (d.ok && d.delivery === 'startNow') await d.done;
-    await waitFor(() =>
-      c.events.some(
-        (e) => e.type === 'model_complete' && e.payload.querySource === 'session_title',
-      ),
+    await waitUntil(
+      () =>
+        c.events.some(
+          (e) => e.type === 'model_complete' && e.payload.querySource === 'session_title',
+        ),
+      quickly,
     );
     expect(c.events.filter((e) => e.type === 'session_title_updated')).toHaveLength(1);
   });

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TWO_TOOLS_WRITTEN } from '@agentwire/model';
+import { waitUntil } from '@agentwire/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RecordingWriter } from '../testing/fake-ports.ts';
 import { createSessionHarness } from '../testing/session-harness.ts';
@@ -215,7 +216,11 @@ describe('a turn (issue 6, item 3)', () => {
     expect(() => session.prompt('again')).toThrow(
       expect.objectContaining({ code: 'turn_in_progress' }),
     );
-    await waitFor(() => events.some((e) => e.type === 'permission_requested'));
+    await waitUntil(() => events.some((e) => e.type === 'permission_requested'), {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+      what: 'the permission request',
+    });
     session.interrupt();
     expect((await ticket.done).status).toBe('cancelled');
     expect(events.at(-1)?.payload).toMatchObject({ resultType: 'cancelled' });
@@ -232,11 +237,6 @@ describe('a turn (issue 6, item 3)', () => {
     expect(session.turnCount).toBe(2);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i += 1) await new Promise((r) => setTimeout(r, 2));
-  expect(condition()).toBe(true);
-}
 
 describe('workspace confinement', () => {
   it('creates nested directories only inside the root', async () => {

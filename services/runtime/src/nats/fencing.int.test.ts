@@ -5,13 +5,12 @@ import { type BusConnection, connectBus } from '@agentwire/bus';
 import { decodeSessionEvent, names as namesOf, type SessionEvent } from '@agentwire/contracts';
 import { createDatabase, migrate } from '@agentwire/store';
 import { noopLogger } from '@agentwire/telemetry';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfig } from '../config.ts';
 import { AppendError } from '../core/append-error.ts';
 import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
-import { waitUntil } from '../testing/runtime-client.ts';
 
 let env: TestEnvironment;
 let bus: BusConnection;
@@ -76,11 +75,10 @@ describe('single writer (R13.1, docs/decisions/0040)', () => {
     const sessionA = a.host.resident(sid);
     if (sessionA === undefined) throw new Error('not resident');
     const ticket = sessionA.prompt('[scenario:run_command] go');
-    await waitUntil(
-      () => sessionA.permissions.pendingRequestIds().length === 1,
-      10_000,
-      'permission request',
-    );
+    await waitUntil(() => sessionA.permissions.pendingRequestIds().length === 1, {
+      timeoutMs: 10_000,
+      what: 'permission request',
+    });
     const [requestId = ''] = sessionA.permissions.pendingRequestIds();
 
     // The lease expires while A is paused (simulated: the key disappears); B takes over.

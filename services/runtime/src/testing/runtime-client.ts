@@ -62,16 +62,3 @@ export interface Follow {
   readonly events: SessionEvent[];
   stop(): Promise<void>;
 }
-
-/** Polls `condition` every 20 ms until it holds (or fails after `timeoutMs`). */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  timeoutMs = 15_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { type BusConnection, connectBus } from '@agentwire/bus';
 import { type Names, names as namesOf } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { pingSubject } from '../nats/runtime-host.ts';
-import { RuntimeClient, waitUntil } from './runtime-client.ts';
+import { RuntimeClient } from './runtime-client.ts';
 import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
 
 /** Options of {@link startRuntimeStack}. */
@@ -115,8 +115,7 @@ export async function startRuntimeStack(
           () => false,
           (err: unknown) => /no responders/i.test(String(err)),
         ),
-      10_000,
-      'the dead owner to disappear',
+      { timeoutMs: 10_000, what: 'the dead owner to disappear' },
     );
   };
   const client = new RuntimeClient(bus, names);
