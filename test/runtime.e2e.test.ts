@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type BusConnection, openTurns } from '@agentwire/bus';
-import type { Names, SessionEvent } from '@agentwire/contracts';
+import type { Names } from '@agentwire/contracts';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,10 @@ import {
   startRuntimeStack,
 } from '../services/runtime/src/testing/runtime-stack.ts';
 import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
+import {
+  collapsedTypes,
+  TWO_TOOLS_TURN_TYPES,
+} from '../services/runtime/src/testing/two-tools-turn.ts';
 
 let stack: RuntimeStack;
 let bus: BusConnection;
@@ -39,12 +43,6 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Event types with runs of `model_streaming` collapsed to one. */
-const shape = (events: readonly SessionEvent[]) =>
-  events
-    .map((e) => e.type)
-    .filter((t, i, all) => t !== 'model_streaming' || all[i - 1] !== 'model_streaming');
-
 async function openSession(): Promise<string> {
   const reply = await client.open();
   if (!reply.ok) throw new Error(reply.error.message);
@@ -69,28 +67,7 @@ describe('runtime service (issue 6)', () => {
       what: 'turn_complete',
     });
     await follow.stop();
-    expect(shape(follow.events)).toEqual([
-      'turn_steer_queued',
-      'session_title_updated',
-      'session_input_promoted',
-      'turn_started',
-      'model_request',
-      'model_streaming',
-      'model_complete',
-      'tool_call_scheduled',
-      'tool_call_scheduled',
-      'tool_call_started',
-      'tool_call_result',
-      'permission_requested',
-      'permission_resolved',
-      'tool_call_started',
-      'tool_call_result',
-      'tool_batch_complete',
-      'model_request',
-      'model_streaming',
-      'model_complete',
-      'turn_complete',
-    ]);
+    expect(collapsedTypes(follow.events)).toEqual(TWO_TOOLS_TURN_TYPES);
     expect(follow.events.map((e) => e.sequenceNumber)).toEqual(follow.events.map((_, i) => i + 1));
     expect(await readFile(path.join(workspace, 'notes.txt'), 'utf8')).toBe(
       'hello from agentwire\n',

@@ -6,6 +6,7 @@ import { waitUntil } from '@agentwire/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { RecordingWriter } from '../testing/fake-ports.ts';
 import { createSessionHarness } from '../testing/session-harness.ts';
+import { collapsedTypes, TWO_TOOLS_TURN_TYPES } from '../testing/two-tools-turn.ts';
 import { createWorkspaceTools } from '../tools/workspace-tools.ts';
 
 let root: string;
@@ -44,37 +45,13 @@ function setup(
   return { session, publisher, writer, events, answerAll };
 }
 
-const collapse = (types: string[]) =>
-  types.filter((t, i) => t !== 'model_streaming' || types[i - 1] !== 'model_streaming');
-
 describe('a turn (issue 6, item 3)', () => {
   it('streams text + two tool calls, one asking permission, with gapless numbers and the R7 writes', async () => {
     const { session, publisher, writer, events, answerAll } = setup();
     answerAll('allow');
     const outcome = await session.prompt('[scenario:two_tools] tidy the workspace').done;
     expect(outcome.status).toBe('complete');
-    expect(collapse(events.map((e) => e.type))).toEqual([
-      'turn_steer_queued',
-      'session_title_updated',
-      'session_input_promoted',
-      'turn_started',
-      'model_request',
-      'model_streaming',
-      'model_complete',
-      'tool_call_scheduled',
-      'tool_call_scheduled',
-      'tool_call_started',
-      'tool_call_result',
-      'permission_requested',
-      'permission_resolved',
-      'tool_call_started',
-      'tool_call_result',
-      'tool_batch_complete',
-      'model_request',
-      'model_streaming',
-      'model_complete',
-      'turn_complete',
-    ]);
+    expect(collapsedTypes(events)).toEqual(TWO_TOOLS_TURN_TYPES);
     expect(events.map((e) => e.sequenceNumber)).toEqual(events.map((_, i) => i + 1));
     const queued = events.find((e) => e.type === 'turn_steer_queued');
     const promoted = events.find((e) => e.type === 'session_input_promoted');
