@@ -1,29 +1,14 @@
 import type { SessionEvent } from '@agentwire/contracts';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalDump } from './canonical-dump.ts';
 import { applyDurableEvent, type DurableEvent, isDurableEvent } from './durable-events.ts';
 import { keyedEntryId, listEntries } from './entries-repository.ts';
 import { getInput, listInputs } from './ledger-repository.ts';
 import { saveUserMessage } from './messages-repository.ts';
 import { getLastSequence } from './session-sequence.ts';
-import {
-  event,
-  openStoreTestContext,
-  permutations,
-  type StoreTestContext,
-  truncateAll,
-} from './test-helpers.ts';
+import { event, permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
 
-let ctx: StoreTestContext;
-beforeAll(async () => {
-  ctx = await openStoreTestContext();
-});
-afterAll(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await truncateAll(ctx.db);
-});
+const ctx = useStoreTestContext();
 
 const queued = (seq: number, id = 'in1') =>
   event('turn_steer_queued', seq, {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalDump } from './canonical-dump.ts';
 import { StoreError } from './errors.ts';
 import { admitInput, closeInput, getInput } from './ledger-repository.ts';
@@ -12,23 +12,9 @@ import {
   type ToolStatusValue,
 } from './messages-repository.ts';
 import { runOnce } from './processed-messages.ts';
-import {
-  openStoreTestContext,
-  permutations,
-  type StoreTestContext,
-  truncateAll,
-} from './test-helpers.ts';
+import { permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
 
-let ctx: StoreTestContext;
-beforeAll(async () => {
-  ctx = await openStoreTestContext();
-});
-afterAll(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await truncateAll(ctx.db);
-});
+const ctx = useStoreTestContext();
 
 const message = (id: string, version: number, text = `v${version}`): MessageInput => ({
   id,

@@ -1,28 +1,13 @@
 import { samplePersistenceCommands as cmds, type PersistenceCommand } from '@agentwire/contracts';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalDump } from './canonical-dump.ts';
 import { applyDurableEvent } from './durable-events.ts';
 import { getInput } from './ledger-repository.ts';
 import { applyPersistenceCommand } from './persistence-commands.ts';
 import { getSession } from './sessions-repository.ts';
-import {
-  event,
-  openStoreTestContext,
-  permutations,
-  type StoreTestContext,
-  truncateAll,
-} from './test-helpers.ts';
+import { event, permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
 
-let ctx: StoreTestContext;
-beforeAll(async () => {
-  ctx = await openStoreTestContext();
-});
-afterAll(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await truncateAll(ctx.db);
-});
+const ctx = useStoreTestContext();
 
 const queuedInput1 = event(
   'turn_steer_queued',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { advanceLastSequence, getLastSequence } from './session-sequence.ts';
 import {
   ensureSession,
@@ -7,18 +7,9 @@ import {
   markFirstInputEdited,
   updateTitle,
 } from './sessions-repository.ts';
-import { openStoreTestContext, type StoreTestContext, truncateAll } from './test-helpers.ts';
+import { useStoreTestContext } from './test-helpers.ts';
 
-let ctx: StoreTestContext;
-beforeAll(async () => {
-  ctx = await openStoreTestContext();
-});
-afterAll(async () => {
-  await ctx.close();
-});
-beforeEach(async () => {
-  await truncateAll(ctx.db);
-});
+const ctx = useStoreTestContext();
 
 const ensure = (id = 's1', title = 'fix the build') =>
   ensureSession(ctx.db, {

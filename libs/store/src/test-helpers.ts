@@ -6,6 +6,7 @@ import type { EventPayload, EventType, SessionEventOf } from '@agentwire/contrac
 import { SAMPLE_TRACE_ID } from '@agentwire/contracts';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { type Kysely, sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { createDatabase } from './create-database.ts';
 import { migrate } from './migrate.ts';
 import type { Database } from './schema.ts';
@@ -28,6 +29,36 @@ export async function openStoreTestContext(): Promise<StoreTestContext> {
     async close() {
       await db.destroy();
       await env.dispose();
+    },
+  };
+}
+
+/**
+ * Registers a store test file's hooks: {@link openStoreTestContext} before all tests,
+ * {@link truncateAll} before each, `close()` after all. Call it once at the top of the
+ * file; read `db` and `env` of the returned context inside tests and hooks only.
+ */
+export function useStoreTestContext(): Pick<StoreTestContext, 'env' | 'db'> {
+  let ctx: StoreTestContext | undefined;
+  const opened = (): StoreTestContext => {
+    if (ctx === undefined) throw new Error('the store test context is open only in tests');
+    return ctx;
+  };
+  beforeAll(async () => {
+    ctx = await openStoreTestContext();
+  });
+  afterAll(async () => {
+    await ctx?.close();
+  });
+  beforeEach(async () => {
+    await truncateAll(opened().db);
+  });
+  return {
+    get env() {
+      return opened().env;
+    },
+    get db() {
+      return opened().db;
     },
   };
 }
