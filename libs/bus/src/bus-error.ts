@@ -5,13 +5,27 @@
  * - `invalid_event`: an event cannot be published as given (a transient type without a
  *   turn id, a sequence number of 0, R2.2, R3.3);
  * - `publish_failed`: the broker rejected a publish for a reason other than fencing;
- * - `not_connected`: the connection closed for good.
+ * - `not_connected`: the connection closed for good;
+ * - `base_expired`: a follower's base lies outside the retained window (R15.1): the stream no
+ *   longer holds a non-transient event after it, so replaying would skip that event; the
+ *   error's `expiredBase` gives the numbers. Resynchronise from a snapshot (the projection).
  */
 export type BusErrorCode =
   | 'provision_conflict'
   | 'invalid_event'
   | 'publish_failed'
-  | 'not_connected';
+  | 'not_connected'
+  | 'base_expired';
+
+/** What a `base_expired` {@link BusError} reports (R15.1). */
+export interface ExpiredBase {
+  /** The follower's last number when it found the gap: its base, or the last event it yielded. */
+  readonly afterSequence: number;
+  /** A non-transient event above that number which the stream no longer holds. */
+  readonly missingSequence: number;
+  /** The first event after the gap that the stream still holds. */
+  readonly firstAvailableSequence: number;
+}
 
 /** Options of {@link BusError}. */
 export interface BusErrorOptions {
@@ -19,6 +33,8 @@ export interface BusErrorOptions {
   /** Whether retrying the same call later can succeed (STYLE.md "Outcomes and errors"). */
   readonly retryable?: boolean;
   readonly cause?: unknown;
+  /** The numbers of a `base_expired` error. */
+  readonly expiredBase?: ExpiredBase;
 }
 
 /** The one error class of `@agentwire/bus`; expected outcomes are values, not this. */
@@ -26,10 +42,22 @@ export class BusError extends Error {
   override readonly name = 'BusError';
   readonly code: BusErrorCode;
   readonly retryable: boolean;
+  /** Set on `base_expired` only. */
+  readonly expiredBase: ExpiredBase | undefined;
 
   constructor(message: string, options: BusErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code;
     this.retryable = options.retryable ?? false;
+    this.expiredBase = options.expiredBase;
   }
+}
+
+/** True for the `base_expired` error of a follower (R15.1), with its numbers. */
+export function isBaseExpired(
+  error: unknown,
+): error is BusError & { readonly code: 'base_expired'; readonly expiredBase: ExpiredBase } {
+  return (
+    error instanceof BusError && error.code === 'base_expired' && error.expiredBase !== undefined
+  );
 }

@@ -1,12 +1,14 @@
-import { names, type SessionEvent } from '@agentwire/contracts';
+import { HEADERS, names, type SessionEvent } from '@agentwire/contracts';
 import { type TestEnvironment, waitUntil } from '@agentwire/testing';
-import { jetstream } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isBaseExpired } from './bus-error.ts';
 import { followSession } from './follow-session.ts';
 import { provision } from './provision.ts';
 import { publishEvent } from './publish-event.ts';
 import { SessionFence } from './session-fence.ts';
+import { purgeTurn } from './session-state.ts';
 import { deprovision, durableEvent, setup, transientEvent } from './test-support.ts';
 
 let env: TestEnvironment;
@@ -23,23 +25,35 @@ afterAll(async () => {
   await env.dispose();
 });
 
-/** Publishes events 1..count of a session through a fence, as a runtime would. */
+/** Every third number is a transient event of turn1; the others are non-transient. */
+const isTransient = (seq: number) => seq % 3 === 0;
+
+/** `Aw-Prev-Seq` of `seq`: the previous non-transient number, 0 for none. */
+function previousDurable(seq: number): number {
+  for (let k = seq - 1; k > 0; k--) if (!isTransient(k)) return k;
+  return 0;
+}
+
+/**
+ * Publishes events from..to of a session, through a fence as a runtime would when one is
+ * given, each with its `Aw-Prev-Seq` chain.
+ */
 async function publishRange(
   conn: NatsConnection,
   sid: string,
   from: number,
   to: number,
-  fence: SessionFence,
+  fence?: SessionFence,
 ) {
   const js = jetstream(conn);
   for (let seq = from; seq <= to; seq++) {
-    const event = seq % 3 === 0 ? transientEvent(sid, 'turn1', seq) : durableEvent(sid, seq);
+    const event = isTransient(seq) ? transientEvent(sid, 'turn1', seq) : durableEvent(sid, seq);
     const result = await publishEvent(js, names(env.prefix), event, {
-      expectedLastSubjectSequence: fence.expectedFor(event),
-      previousDurableSequence: 0,
+      ...(fence === undefined ? {} : { expectedLastSubjectSequence: fence.expectedFor(event) }),
+      previousDurableSequence: previousDurable(seq),
     });
     if (result.kind === 'fenced') throw new Error(`fenced at ${seq}`);
-    fence.advance(event, result.streamSequence);
+    fence?.advance(event, result.streamSequence);
   }
 }
 
@@ -47,6 +61,35 @@ function collect(follower: AsyncIterable<SessionEvent>, into: number[]): Promise
   return (async () => {
     for await (const e of follower) into.push(e.sequenceNumber);
   })();
+}
+
+/** Removes the session's messages below its event `seq` (as the stream's age limit would). */
+async function dropBefore(sid: string, seq: number): Promise<void> {
+  const n = names(env.prefix);
+  const jsm = await jetstreamManager(nc);
+  const consumer = await jetstream(nc).consumers.get(n.eventsStream, {
+    filter_subjects: n.sessionFilter(sid),
+  });
+  let streamSequence: number | undefined;
+  while (streamSequence === undefined) {
+    const m = await consumer.next({ expires: 2_000 });
+    if (m === null) throw new Error(`event ${seq} of ${sid} is not in the stream`);
+    if (m.headers?.get(HEADERS.sequence) === String(seq)) streamSequence = m.seq;
+  }
+  await consumer.delete();
+  await jsm.streams.purge(n.eventsStream, { filter: n.sessionFilter(sid), seq: streamSequence });
+}
+
+/** What following `sid` from `afterSequence` yields, or the error that ended it. */
+function followUntilEnd(sid: string, afterSequence: number, seen: number[]) {
+  const follower = followSession(jetstream(nc), names(env.prefix), sid, { afterSequence });
+  return {
+    follower,
+    done: collect(follower, seen).then(
+      () => null,
+      (error: unknown) => error,
+    ),
+  };
 }
 
 describe('followSession', () => {
@@ -100,5 +143,92 @@ describe('followSession', () => {
     expect(all).toEqual([1, 2, 3, 4, 5, 6, 7]);
     await Promise.all([atTip.stop(), fromZero.stop()]);
     await Promise.all([doneTip, doneZero]);
+  });
+});
+
+describe('followSession with a base outside the retained window (R15.1)', () => {
+  it('reports the gap with its numbers, and replays a base still inside the window', async () => {
+    const sid = 's-expired';
+    await publishRange(nc, sid, 1, 10, new SessionFence(0));
+    // The stream lost 1..6 (6 is transient); 7 names 5 as its predecessor.
+    await dropBefore(sid, 7);
+
+    for (const base of [0, 2, 4]) {
+      const seen: number[] = [];
+      const { done } = followUntilEnd(sid, base, seen);
+      const error = await done;
+      expect(isBaseExpired(error), `base ${base}`).toBe(true);
+      expect(error).toMatchObject({
+        code: 'base_expired',
+        expiredBase: { afterSequence: base, missingSequence: 5, firstAvailableSequence: 7 },
+      });
+      expect(seen).toEqual([]);
+    }
+
+    // 5 is the last non-transient number before 7: a client that has it misses nothing durable.
+    const seen: number[] = [];
+    const { follower, done } = followUntilEnd(sid, 5, seen);
+    await waitUntil(() => seen.length === 4);
+    expect(seen).toEqual([7, 8, 9, 10]);
+    await publishRange(nc, sid, 11, 12);
+    await waitUntil(() => seen.length === 6);
+    expect(seen).toEqual([7, 8, 9, 10, 11, 12]);
+    await follower.stop();
+    expect(await done).toBeNull();
+  });
+
+  it('takes a hole of evicted transient events for no gap', async () => {
+    const sid = 's-transient-hole';
+    await publishRange(nc, sid, 1, 7, new SessionFence(0));
+    await purgeTurn(await jetstreamManager(nc), names(env.prefix), sid, 'turn1');
+    const seen: number[] = [];
+    const { follower, done } = followUntilEnd(sid, 2, seen);
+    await waitUntil(() => seen.length === 3);
+    expect(seen).toEqual([4, 5, 7]);
+    await follower.stop();
+    expect(await done).toBeNull();
+  });
+
+  it('reports the gap at the next event when the session left the stream entirely', async () => {
+    const n = names(env.prefix);
+    const sid = 's-gone';
+    await publishRange(nc, sid, 1, 5, new SessionFence(0));
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.purge(n.eventsStream, { filter: n.sessionFilter(sid) });
+
+    const behind: number[] = [];
+    const stale = followUntilEnd(sid, 2, behind);
+    const current: number[] = [];
+    const upToDate = followUntilEnd(sid, 5, current);
+    // The runtime continues the numbering and the chain after 5 (R2.3, cold recovery).
+    await publishRange(nc, sid, 7, 8);
+    expect(await stale.done).toMatchObject({
+      code: 'base_expired',
+      expiredBase: { afterSequence: 2, missingSequence: 5, firstAvailableSequence: 7 },
+    });
+    expect(behind).toEqual([]);
+    await waitUntil(() => current.length === 2);
+    expect(current).toEqual([7, 8]);
+    await upToDate.follower.stop();
+    expect(await upToDate.done).toBeNull();
+  });
+
+  it('reports a gap after events it already yielded with its last number', async () => {
+    const sid = 's-later-gap';
+    await publishRange(nc, sid, 1, 2, new SessionFence(0));
+    const seen: number[] = [];
+    const { follower, done } = followUntilEnd(sid, 0, seen);
+    await waitUntil(() => seen.length === 2);
+    // Event 4 never reaches the follower (as if the age limit dropped it before delivery):
+    // 5 names it as its predecessor.
+    const js = jetstream(nc);
+    await publishEvent(js, names(env.prefix), durableEvent(sid, 5), {
+      previousDurableSequence: 4,
+    });
+    expect(await done).toMatchObject({
+      code: 'base_expired',
+      expiredBase: { afterSequence: 2, missingSequence: 4, firstAvailableSequence: 5 },
+    });
+    expect(follower.lastSequence).toBe(2);
   });
 });

@@ -1,4 +1,4 @@
-import { decodeSessionEvent, type Names, type SessionEvent } from '@agentwire/contracts';
+import { decodeSessionEvent, HEADERS, type Names, type SessionEvent } from '@agentwire/contracts';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import {
   type ConsumerMessages,
@@ -6,6 +6,8 @@ import {
   type JetStreamClient,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/transport-node';
+import { BusError } from './bus-error.ts';
 import { headerSequence } from './event-headers.ts';
 import { lastSessionSequence } from './session-state.ts';
 
@@ -20,7 +22,11 @@ export interface FollowSessionOptions {
   readonly logger?: Logger;
 }
 
-/** A live replay-then-tail of one session; iterate it once. */
+/**
+ * A live replay-then-tail of one session; iterate it once. The iteration ends with a
+ * `base_expired` {@link BusError} when the base lies outside the retained window (see
+ * {@link followSession}).
+ */
 export interface SessionFollower extends AsyncIterable<SessionEvent> {
   /** The sequence number of the last event yielded (the base to resume from). */
   readonly lastSequence: number;
@@ -40,6 +46,16 @@ export interface SessionFollower extends AsyncIterable<SessionEvent> {
  * retained messages and skips, by the `Aw-Seq` header and without parsing, those at or
  * below the base. Events that fail to parse are logged and skipped. Evicted transient
  * events (R3.3) are simply absent.
+ *
+ * A base outside the retained window is not skipped over silently (R15.1,
+ * docs/decisions/0103): every event's `Aw-Prev-Seq` names the session's previous
+ * non-transient event, so when the next event after the last number the follower has (its
+ * base, or the last event yielded) names a predecessor above that number, the stream lost
+ * that predecessor (age limit, purge) and the iteration throws a {@link BusError}
+ * `base_expired` whose `expiredBase` holds the numbers (`isBaseExpired`). The caller
+ * resynchronises from a snapshot (the projection, `asOfSeq`) and follows anew from there.
+ * This holds when the session has no message left at all: the next event it publishes
+ * carries the chain on. Holes of evicted transient events are not gaps.
  */
 export function followSession(
   js: JetStreamClient,
@@ -49,6 +65,9 @@ export function followSession(
 ): SessionFollower {
   const logger = (options.logger ?? noopLogger).child({ component: 'follow-session', sessionId });
   let last = options.afterSequence;
+  // The highest number met on the stream after the base, yielded or not (an event that fails
+  // to parse is still a link of the chain: not having it is no gap of the stream's).
+  let met = last;
   let stopped = false;
   let messages: ConsumerMessages | undefined;
 
@@ -63,6 +82,11 @@ export function followSession(
       for await (const m of messages) {
         const hinted = headerSequence(m.headers);
         if (hinted !== undefined && hinted <= last) continue;
+        const previous = headerPreviousSequence(m.headers);
+        if (previous !== undefined && previous > met) {
+          throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
+        }
+        if (hinted !== undefined) met = Math.max(met, hinted);
         const decoded = decodeSessionEvent(m.data);
         if (!decoded.ok) {
           logger.warn(
@@ -74,6 +98,7 @@ export function followSession(
         const event = decoded.event;
         if (event.sessionId !== sessionId || event.sequenceNumber <= last) continue;
         last = event.sequenceNumber;
+        met = Math.max(met, last);
         yield event;
       }
     } finally {
@@ -108,4 +133,34 @@ async function startOptions(
     }
   }
   return { deliver_policy: DeliverPolicy.All };
+}
+
+/** Reads `Aw-Prev-Seq`; `undefined` when absent or not a non-negative integer. */
+function headerPreviousSequence(h: MsgHdrs | undefined): number | undefined {
+  const raw = h?.get(HEADERS.previousDurableSequence);
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The body's `sequenceNumber` of a message without `Aw-Seq`, or -1 when unreadable. */
+function sequenceInBody(data: Uint8Array): number {
+  const decoded = decodeSessionEvent(data);
+  return decoded.ok ? decoded.event.sequenceNumber : -1;
+}
+
+function expired(
+  sessionId: string,
+  afterSequence: number,
+  missingSequence: number,
+  firstAvailableSequence: number,
+): BusError {
+  return new BusError(
+    `session ${sessionId}: base ${afterSequence} is outside the retained window ` +
+      `(event ${missingSequence} is gone; the first retained one after it is ${firstAvailableSequence})`,
+    {
+      code: 'base_expired',
+      expiredBase: { afterSequence, missingSequence, firstAvailableSequence },
+    },
+  );
 }

@@ -1,4 +1,10 @@
-export { BusError, type BusErrorCode, type BusErrorOptions } from './bus-error.ts';
+export {
+  BusError,
+  type BusErrorCode,
+  type BusErrorOptions,
+  type ExpiredBase,
+  isBaseExpired,
+} from './bus-error.ts';
 export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
 export { DEAD_LETTER_TRUNCATED, type DeadLetterReason, publishDeadLetter } from './dead-letter.ts';
 export { deadLetterFilter, deadLetterStream } from './dead-letter-names.ts';
