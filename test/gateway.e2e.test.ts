@@ -1,4 +1,4 @@
-import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
+import { type BusConnection, connectBus, lastSessionSequence, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -230,6 +230,67 @@ describe('gateway against real runtime, worker and projection processes', () => 
       targetTurnId: first.json.turnId,
     });
     expect(second.json.turnId).toBeUndefined();
+  });
+
+  it('sends a snapshot when the base is older than the retained events, then follows on (R15.1)', async () => {
+    const sid = String((await post('/sessions')).json.sessionId);
+    const turn = await post(`/sessions/${sid}/prompt`, { text: 'before the window', wait: true });
+    expect(turn).toMatchObject({ status: 200, json: { status: 'complete' } });
+    const n = names(env.prefix);
+    const bus = await connectBus({ servers: env.natsUrl, name: 'gateway-e2e-window' });
+    try {
+      const tip = await lastSessionSequence(bus.jsm, n, sid);
+      if (tip === null) throw new Error(`no events of ${sid}`);
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${base}/sessions/${sid}/projection`);
+          return (
+            res.status === 200 &&
+            (((await res.json()) as Reply['json']).asOfSeq ?? 0) >= tip.sequenceNumber
+          );
+        },
+        { timeoutMs: 15_000, what: 'projection caught up' },
+      );
+      // The stream's age limit drops the session's messages, all but the last.
+      const purged = await bus.jsm.streams.purge(n.eventsStream, {
+        filter: n.sessionFilter(sid),
+        seq: tip.streamSequence,
+      });
+      expect(purged.purged).toBeGreaterThan(1);
+    } finally {
+      await bus.close();
+    }
+
+    const sse = await openSse(`${base}/sessions/${sid}/events?after=1`);
+    expect(sse.status).toBe(200);
+    await waitUntil(() => sse.frames.some((f) => f.event === 'snapshot'), {
+      timeoutMs: 10_000,
+      what: 'snapshot frame',
+    });
+    const snapshot = sse.frames.find((f) => f.event === 'snapshot');
+    const data = JSON.parse(snapshot?.data ?? '{}') as {
+      projection: { id: string; lastSequenceNumber: number };
+      asOfSeq: number;
+    };
+    expect(snapshot?.id).toBe(String(data.asOfSeq));
+    expect(data.projection).toMatchObject({ id: sid, lastSequenceNumber: data.asOfSeq });
+    expect(sse.events).toEqual([]);
+
+    // The stream follows on after the snapshot: the next turn streams live, nothing twice.
+    const again = await post(`/sessions/${sid}/prompt`, { text: 'after the window', wait: true });
+    expect(again).toMatchObject({ status: 200, json: { status: 'complete' } });
+    await waitUntil(() => sse.events.some((e) => e.type === 'turn_complete'), {
+      timeoutMs: 15_000,
+      what: 'the next turn over the same stream',
+    });
+    const numbers = seqs(sse);
+    expect(numbers[0]).toBe(data.asOfSeq + 1);
+    expect(numbers).toEqual([...new Set(numbers)].sort((a, b) => a - b));
+    expect(sse.frames.filter((f) => f.event !== undefined).map((f) => f.event)).toEqual([
+      'snapshot',
+    ]);
+    sse.abort();
+    await sse.ended;
   });
 
   it('serves health, readiness and metrics with request counts', async () => {

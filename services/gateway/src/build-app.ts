@@ -75,16 +75,18 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     options.logger?.error({ err: error }, 'gateway request failed');
     return reply.code(500).send(errorBody('internal', 'internal error'));
   });
+  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
   registerSessionRoutes(app, {
     backend: options.backend,
     bodyLimit: options.bodyLimit ?? 256 * 1024,
-    requestTimeoutMs: options.requestTimeoutMs ?? 15_000,
+    requestTimeoutMs,
     waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
   });
   registerEventsRoute(app, {
     backend: options.backend,
     hub,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    requestTimeoutMs,
     ...(metrics === undefined ? {} : { onEvent: () => metrics.sseEvent() }),
   });
   return app;

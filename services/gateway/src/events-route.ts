@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
 import { parseInput } from './parse-input.ts';
+import { SessionFeed } from './session-feed.ts';
 import { SessionParams } from './session-routes.ts';
 import type { SseHub } from './sse-hub.ts';
 import { SseStream } from './sse-stream.ts';
@@ -22,6 +23,8 @@ export interface EventsRouteOptions {
   readonly backend: GatewayBackend;
   readonly hub: SseHub;
   readonly heartbeatMs: number;
+  /** Timeout of the projection read that a snapshot needs, ms. */
+  readonly requestTimeoutMs: number;
   readonly onEvent?: () => void;
 }
 
@@ -30,7 +33,9 @@ export interface EventsRouteOptions {
  * tailed live (R15.1, DESIGN.md "A frontend follows a session"). The base is the
  * `Last-Event-ID` header when present (a browser's reconnect), else `after`, else 0; every
  * frame's `id:` is the event's sequence number, so a reconnect gets each later event
- * exactly once. Unknown sessions are 404 before the stream starts.
+ * exactly once. A base outside the stream's retained window gets one `event: snapshot` frame
+ * (the projection, `id:` its `asOfSeq`) and the events after it (`SessionFeed`,
+ * docs/decisions/0103). Unknown sessions are 404 before the stream starts.
  */
 export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions): void {
   app.get('/sessions/:id/events', async (request, reply) => {
@@ -69,7 +74,13 @@ export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions)
       ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
     });
     o.hub.add(stream);
-    const reason = await stream.run(o.backend.follow(sessionId, after), after);
+    const feed = new SessionFeed({
+      backend: o.backend,
+      sessionId,
+      afterSequence: after,
+      requestTimeoutMs: o.requestTimeoutMs,
+    });
+    const reason = await stream.run(feed, after);
     request.log.debug({ sessionId, reason }, 'sse stream ended');
     return reply;
   });

@@ -48,6 +48,9 @@ export interface GatewayBackend {
   ): Promise<RuntimeResult<ProjectionSnapshotReply>>;
   /** True when the session left a trace that can be followed. */
   knows(sessionId: string): Promise<boolean>;
-  /** Replays the session after `afterSequence`, then tails it (R15.1). */
+  /**
+   * Replays the session after `afterSequence`, then tails it (R15.1); the iteration throws
+   * the bus's `base_expired` error when the base is outside the retained window.
+   */
   follow(sessionId: string, afterSequence: number): SessionFollower;
 }

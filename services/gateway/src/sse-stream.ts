@@ -1,6 +1,12 @@
 import type { ServerResponse } from 'node:http';
-import type { SessionFollower } from '@agentwire/bus';
 import type { SessionEvent } from '@agentwire/contracts';
+import { FeedError, type FeedItem } from './session-feed.ts';
+
+/** What an {@link SseStream} pumps: a `SessionFeed`, or anything iterable and stoppable. */
+export interface SseSource extends AsyncIterable<FeedItem> {
+  /** Ends the iteration (the client left, or the gateway drains). */
+  stop(): Promise<void>;
+}
 
 /** Options of {@link SseStream}. */
 export interface SseStreamOptions {
@@ -18,14 +24,16 @@ export type SseEndReason = 'client_closed' | 'shutdown' | 'follow_failed';
 /**
  * One Server-Sent Events response following one session (R15.1): each event is a frame
  * `id: <sequenceNumber>` + `data: <envelope JSON>`, so a browser's `Last-Event-ID` on
- * reconnect is the base to resume from. Writes wait for `drain` (a slow client slows its
- * own follower, nobody else's); heartbeats are comments; a client disconnect or
- * {@link SseStream.close} stops the follower.
+ * reconnect is the base to resume from. A snapshot (the base had expired) is the frame
+ * `event: snapshot`, `id: <asOfSeq>`, `data: {"projection":…,"asOfSeq":N}`. A failure is
+ * `event: error`, `data: {"code","message"}`, and ends the stream. Writes wait for `drain` (a
+ * slow client slows its own follower, nobody else's); heartbeats are comments; a client
+ * disconnect or {@link SseStream.close} stops the follower.
  */
 export class SseStream {
   readonly #res: ServerResponse;
   readonly #options: SseStreamOptions;
-  #follower: SessionFollower | undefined;
+  #source: SseSource | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #ended: SseEndReason | undefined;
   readonly #done: Promise<SseEndReason>;
@@ -45,9 +53,9 @@ export class SseStream {
     return this.#done;
   }
 
-  /** Sends the headers and pumps `follower` into the response until the stream ends. */
-  async run(follower: SessionFollower, afterSequence: number): Promise<SseEndReason> {
-    this.#follower = follower;
+  /** Sends the headers and pumps `source` into the response until the stream ends. */
+  async run(source: SseSource, afterSequence: number): Promise<SseEndReason> {
+    this.#source = source;
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -62,17 +70,22 @@ export class SseStream {
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
     try {
-      for await (const event of follower) {
+      for await (const item of source) {
         if (this.#ended !== undefined) break;
+        if (item.kind === 'snapshot') {
+          const data = JSON.stringify({ projection: item.projection, asOfSeq: item.asOfSeq });
+          await this.#write(`event: snapshot\nid: ${item.asOfSeq}\ndata: ${data}\n\n`);
+          continue;
+        }
+        const { event } = item;
         await this.#write(`id: ${event.sequenceNumber}\ndata: ${JSON.stringify(event)}\n\n`);
         this.#options.onEvent?.(event);
       }
     } catch (error) {
       if (this.#ended === undefined) {
         const message = error instanceof Error ? error.message : String(error);
-        this.#res.write(
-          `event: error\ndata: ${JSON.stringify({ code: 'follow_failed', message })}\n\n`,
-        );
+        const code = error instanceof FeedError ? error.code : 'follow_failed';
+        this.#res.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
         await this.close('follow_failed');
       }
     }
@@ -84,7 +97,7 @@ export class SseStream {
     if (this.#ended !== undefined) return;
     this.#ended = reason;
     clearInterval(this.#heartbeat);
-    await this.#follower?.stop().catch(() => undefined);
+    await this.#source?.stop().catch(() => undefined);
     if (!this.#res.writableEnded) {
       if (reason === 'shutdown' && !this.#res.destroyed) this.#res.write(': shutting down\n\n');
       this.#res.end();

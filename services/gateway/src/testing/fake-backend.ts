@@ -1,8 +1,10 @@
-import type {
-  ProjectionSnapshotReply,
-  RuntimeFailure,
-  RuntimeResult,
-  SessionFollower,
+import {
+  BusError,
+  type ExpiredBase,
+  type ProjectionSnapshotReply,
+  type RuntimeFailure,
+  type RuntimeResult,
+  type SessionFollower,
 } from '@agentwire/bus';
 import type { PromptReply, PromptRequest, SessionEvent } from '@agentwire/contracts';
 import type { GatewayBackend } from '../gateway-port.ts';
@@ -13,16 +15,21 @@ export interface BackendCall {
   readonly args: readonly unknown[];
 }
 
-/** A follower over a fixed list of events that then waits until stopped. */
+/**
+ * A follower over a fixed list of events that then waits until stopped; with `expired`, it
+ * yields nothing and throws the bus's `base_expired` error instead.
+ */
 export class FakeFollower implements SessionFollower {
   readonly #events: SessionEvent[];
+  readonly #expired: ExpiredBase | undefined;
   #last: number;
   stopped = false;
   #wake: () => void = () => {};
 
-  constructor(events: readonly SessionEvent[], after: number) {
+  constructor(events: readonly SessionEvent[], after: number, expired?: ExpiredBase) {
     this.#events = events.filter((e) => e.sequenceNumber > after);
     this.#last = after;
+    this.#expired = expired;
   }
 
   get lastSequence(): number {
@@ -30,6 +37,12 @@ export class FakeFollower implements SessionFollower {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
+    if (this.#expired !== undefined) {
+      throw new BusError(`base ${this.#last} expired`, {
+        code: 'base_expired',
+        expiredBase: this.#expired,
+      });
+    }
     for (const event of this.#events) {
       if (this.stopped) return;
       this.#last = event.sequenceNumber;
@@ -61,6 +74,11 @@ export class FakeBackend implements GatewayBackend {
   /** While set, a prompt is queued behind this running turn (R14.3) instead of starting one. */
   runningTurn: string | undefined;
   projectionOf: ProjectionSnapshotReply = { ok: true, projection: { title: 'x' }, asOfSeq: 7 };
+  /**
+   * Events numbered below this are gone from the stream (all fake events are non-transient):
+   * a follow from a base below its predecessor reports `base_expired`.
+   */
+  oldestRetained: number | undefined;
 
   #answer<T>(method: string, args: unknown[], value: T): Promise<RuntimeResult<T>> {
     this.calls.push({ method, args });
@@ -121,7 +139,12 @@ export class FakeBackend implements GatewayBackend {
 
   follow(sessionId: string, afterSequence: number): SessionFollower {
     this.calls.push({ method: 'follow', args: [sessionId, afterSequence] });
-    const follower = new FakeFollower(this.events, afterSequence);
+    const oldest = this.oldestRetained;
+    const expired =
+      oldest !== undefined && afterSequence < oldest - 1
+        ? { afterSequence, missingSequence: oldest - 1, firstAvailableSequence: oldest }
+        : undefined;
+    const follower = new FakeFollower(this.events, afterSequence, expired);
     this.followers.push(follower);
     return follower;
   }
