@@ -78,7 +78,7 @@ describe('a number is never reused after the stream dropped a session (DESIGN in
     await stack.startRuntime('rtB');
     const reopened = await stack.client.open(sid);
     expect(reopened).toMatchObject({ ok: true, owner: 'rtB' });
-    const after = await promptTurn(sid, 0, 'second question');
+    const after = await promptTurn(sid, oldMax, 'second question');
     const newNumbers = numbersOf(after);
 
     expect(newNumbers.length).toBeGreaterThan(3);

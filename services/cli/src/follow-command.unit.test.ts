@@ -1,4 +1,4 @@
-import type { RuntimeClient, SessionFollower } from '@agentwire/bus';
+import { BusError, type RuntimeClient, type SessionFollower } from '@agentwire/bus';
 import { type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from './cli-context.ts';
@@ -63,6 +63,41 @@ describe('followCommand', () => {
     expect(bases).toEqual([1, 3]);
     expect(out.map((l) => Number(l.trim().split(' ')[0]))).toEqual([2, 3, 4, 5, 6]);
     expect(err).toEqual(['follow interrupted (nats went away); resuming after 3']);
+  });
+
+  it('says which events aged out of the stream and goes on from the first it still holds', async () => {
+    const bases: number[] = [];
+    const client = {
+      knows: async () => true,
+      follow(_sid: string, after: number): SessionFollower {
+        bases.push(after);
+        return {
+          lastSequence: after,
+          async *[Symbol.asyncIterator]() {
+            if (after < 3) {
+              throw new BusError('base expired', {
+                code: 'base_expired',
+                expiredBase: {
+                  afterSequence: after,
+                  missingSequence: 2,
+                  firstAvailableSequence: 4,
+                },
+              });
+            }
+            yield* events.filter((e) => e.sequenceNumber > after);
+          },
+          stop: async () => {},
+        };
+      },
+    } as unknown as RuntimeClient;
+    const { ctx, out, err } = context(client);
+    const last = await followCommand(ctx, { sessionId: 's1', after: 1, until: 'turn_complete' });
+    expect(last).toBe(6);
+    expect(bases).toEqual([1, 3]);
+    expect(out.map((l) => Number(l.trim().split(' ')[0]))).toEqual([4, 5, 6]);
+    expect(err).toEqual([
+      'events 2..3 are no longer retained; continuing from 4 (the projection has the state: agentwire projection s1)',
+    ]);
   });
 
   it('refuses an unknown session with exit code 3', async () => {
