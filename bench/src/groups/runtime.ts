@@ -14,7 +14,7 @@ import type { BenchGroup } from '../group.ts';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
-const LATENCY_SAMPLES = 2_000;
+const LATENCY_SAMPLES = 5_000;
 const SESSIONS = 50;
 const EVENTS_PER_SESSION = 200;
 /** Paired raw/runtime append-rate rounds; the figures are their medians. */
