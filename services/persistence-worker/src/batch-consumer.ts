@@ -71,7 +71,9 @@ const emptyHeaders: HeaderCarrier = { get: () => undefined, set: () => {} };
 
 /**
  * Runs one durable pull consumer (issue 4 item 3): messages are buffered as they arrive and
- * applied in batches, one transaction per batch; each is acked only after its commit.
+ * applied in batches, one transaction per batch and up to `maxInFlight` batches committing
+ * at once (the buffer is bounded by the consumer's `max_ack_pending`); each message is acked
+ * only after its commit.
  * A retryable failure (connection, serialisation, deadlock) naks the batch with backoff and
  * never gives up; any other failure retries each message alone, so one bad message cannot
  * hold back its batch, and dead-letters it after `maxDeliver` deliveries. Invalid input is
