@@ -1,4 +1,4 @@
-import { connectBus, deadLetterStream } from '@agentwire/bus';
+import { connectBus, deadLetterStream, deleteProvisioned } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import {
   consumerBacklogs,
@@ -35,14 +35,7 @@ async function setup(options: { dedicatedPostgres?: boolean } = {}) {
   const workers: WorkerProcess[] = [];
   cleanups.push(async () => {
     for (const w of workers) w.child.kill('SIGKILL');
-    for (const s of [
-      n.eventsStream,
-      n.commandsStream,
-      deadLetterStream(n),
-      `KV_${n.leaseBucket}`,
-    ]) {
-      await bus.jsm.streams.delete(s).catch(() => {});
-    }
+    await deleteProvisioned(bus.jsm, n);
     await bus.close();
     await db.destroy();
     await env.dispose();

@@ -8,6 +8,7 @@ export {
 export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
 export { DEAD_LETTER_TRUNCATED, type DeadLetterReason, publishDeadLetter } from './dead-letter.ts';
 export { deadLetterFilter, deadLetterStream } from './dead-letter-names.ts';
+export { deleteProvisioned } from './delete-provisioned.ts';
 export { eventHeaders, headerSequence } from './event-headers.ts';
 export {
   type FollowSessionOptions,

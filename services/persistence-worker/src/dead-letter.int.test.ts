@@ -1,4 +1,4 @@
-import { connectBus, deadLetterStream, eventHeaders } from '@agentwire/bus';
+import { connectBus, deadLetterStream, deleteProvisioned, eventHeaders } from '@agentwire/bus';
 import { HEADERS, names, type SavePartCommand, type SessionEvent } from '@agentwire/contracts';
 import { getInput, listEntries } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -29,10 +29,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  const n = names(env.prefix);
-  for (const s of [n.eventsStream, n.commandsStream, deadLetterStream(n), `KV_${n.leaseBucket}`]) {
-    await bus.jsm.streams.delete(s).catch(() => {});
-  }
+  await deleteProvisioned(bus.jsm, names(env.prefix));
   await bus.close();
   await env.dispose();
 });

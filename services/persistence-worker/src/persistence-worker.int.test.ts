@@ -1,4 +1,4 @@
-import { connectBus, deadLetterStream } from '@agentwire/bus';
+import { connectBus, deadLetterStream, deleteProvisioned } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { canonicalDump } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -14,15 +14,7 @@ const envs: TestEnvironment[] = [];
 afterAll(async () => {
   for (const env of envs) {
     const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-    const n = names(env.prefix);
-    for (const stream of [
-      n.eventsStream,
-      n.commandsStream,
-      deadLetterStream(n),
-      `KV_${n.leaseBucket}`,
-    ]) {
-      await bus.jsm.streams.delete(stream).catch(() => {});
-    }
+    await deleteProvisioned(bus.jsm, names(env.prefix));
     await bus.close();
     await env.dispose();
   }

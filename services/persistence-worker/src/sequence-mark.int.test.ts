@@ -1,4 +1,10 @@
-import { connectBus, deadLetterStream, eventHeaders, provision } from '@agentwire/bus';
+import {
+  connectBus,
+  deadLetterStream,
+  deleteProvisioned,
+  eventHeaders,
+  provision,
+} from '@agentwire/bus';
 import {
   type EventType,
   HEADERS,
@@ -35,10 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  const n = names(env.prefix);
-  for (const s of [n.eventsStream, n.commandsStream, deadLetterStream(n), `KV_${n.leaseBucket}`]) {
-    await bus.jsm.streams.delete(s).catch(() => {});
-  }
+  await deleteProvisioned(bus.jsm, names(env.prefix));
   await bus.close();
   await env.dispose();
 });

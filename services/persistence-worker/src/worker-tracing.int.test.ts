@@ -1,4 +1,4 @@
-import { connectBus, deadLetterStream, eventHeaders, publishCommand } from '@agentwire/bus';
+import { connectBus, deleteProvisioned, eventHeaders, publishCommand } from '@agentwire/bus';
 import { isDurableEventType, names } from '@agentwire/contracts';
 import { ATTRS, installContextPropagation } from '@agentwire/telemetry';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
@@ -37,9 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop();
   const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  const n = names(env.prefix);
-  for (const s of [n.eventsStream, n.commandsStream, deadLetterStream(n), `KV_${n.leaseBucket}`])
-    await bus.jsm.streams.delete(s).catch(() => {});
+  await deleteProvisioned(bus.jsm, names(env.prefix));
   await bus.close();
   await env.dispose();
   await provider.shutdown();

@@ -2,6 +2,7 @@ import {
   type BusConnection,
   connectBus,
   deadLetterStream,
+  deleteProvisioned,
   eventHeaders,
   provision,
 } from '@agentwire/bus';
@@ -134,11 +135,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of live()) p.child.kill('SIGKILL');
-  const n = names(env.prefix);
-  for (const stream of [n.eventsStream, n.commandsStream, deadLetterStream(n)]) {
-    await bus.jsm.streams.delete(stream).catch(() => {});
-  }
-  await bus.jsm.streams.delete(`KV_${n.leaseBucket}`).catch(() => {});
+  await deleteProvisioned(bus.jsm, names(env.prefix));
   await bus.close();
   await db.destroy();
   await env.dispose();

@@ -1,7 +1,7 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bus';
 import { type Names, names as namesOf } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
@@ -96,9 +96,7 @@ export async function startRuntimeStack(
     const procs = [...runtimes.values(), worker, ...(sidecar === undefined ? [] : [sidecar])];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
-    for (const stream of [names.eventsStream, names.commandsStream, `KV_${names.leaseBucket}`]) {
-      await bus.jsm.streams.delete(stream).catch(() => undefined);
-    }
+    await deleteProvisioned(bus.jsm, names);
     await bus.close();
     await db.destroy();
     await env.dispose();
