@@ -1,56 +1,29 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import type { BusConnection } from '@agentwire/bus';
 import { decodeSessionEvent, names as namesOf, type SessionEvent } from '@agentwire/contracts';
-import { createDatabase, migrate } from '@agentwire/store';
-import { noopLogger } from '@agentwire/telemetry';
-import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
+import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeConfig } from '../config.ts';
 import { AppendError } from '../core/append-error.ts';
-import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
+import type { StartedRuntime } from '../start-runtime.ts';
+import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 
 let env: TestEnvironment;
 let bus: BusConnection;
 let a: StartedRuntime;
 let b: StartedRuntime;
-
-function config(instanceId: string, workspace: string): RuntimeConfig {
-  return RuntimeConfig.parse({
-    NATS_URL: env.natsUrl,
-    DATABASE_URL: env.databaseUrl,
-    AW_PREFIX: env.prefix,
-    AW_WORKSPACE_ROOT: workspace,
-    AW_INSTANCE_ID: instanceId,
-    AW_CONFIRM_TIMEOUT_MS: '200',
-  });
-}
+let stop = async () => {};
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  const db = createDatabase(env.databaseUrl, { poolSize: 1 });
-  await migrate(db);
-  await db.destroy();
-  const workspace = await mkdtemp(path.join(tmpdir(), 'aw-fence-'));
-  await writeFile(path.join(workspace, 'README.md'), '# fence\n');
-  const usage = { recordUsage: () => {} };
-  a = await startRuntime(config('fenceA', workspace), noopLogger, usage);
-  b = await startRuntime(config('fenceB', workspace), noopLogger, usage);
-  bus = await connectBus({ servers: env.natsUrl, name: 'fencing-int' });
+  const started = await startInProcessRuntimes({
+    tag: 'fencing',
+    instanceIds: ['fenceA', 'fenceB'],
+    workspaceFiles: { 'README.md': '# fence\n' },
+  });
+  ({ env, bus, stop } = started);
+  [a, b] = started.runtimes;
 });
 
-afterAll(async () => {
-  await a?.stop();
-  await b?.stop();
-  const n = namesOf(env.prefix);
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await env?.dispose();
-});
+afterAll(() => stop());
 
 async function evEvents(sessionId: string): Promise<SessionEvent[]> {
   const n = namesOf(env.prefix);

@@ -1,48 +1,26 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus } from '@agentwire/bus';
-import { names as namesOf } from '@agentwire/contracts';
-import { createDatabase, migrate } from '@agentwire/store';
-import { noopLogger } from '@agentwire/telemetry';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeConfig } from '../config.ts';
-import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
+import type { StartedRuntime } from '../start-runtime.ts';
+import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 
-let env: TestEnvironment;
-let bus: BusConnection;
 let rt: StartedRuntime;
+let stop = async () => {};
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  const db = createDatabase(env.databaseUrl, { poolSize: 1 });
-  await migrate(db);
-  await db.destroy();
-  const config = RuntimeConfig.parse({
-    NATS_URL: env.natsUrl,
-    DATABASE_URL: env.databaseUrl,
-    AW_PREFIX: env.prefix,
-    AW_WORKSPACE_ROOT: await mkdtemp(path.join(tmpdir(), 'aw-residency-')),
-    AW_INSTANCE_ID: 'residency',
-    AW_CONFIRM_TIMEOUT_MS: '100',
-    AW_RESIDENT_TARGET: '0',
-    AW_RESIDENT_HIGH_WATER: '0',
-    AW_RESIDENT_IDLE_MS: '60000',
+  const started = await startInProcessRuntimes({
+    tag: 'residency',
+    instanceIds: ['residency'],
+    env: {
+      AW_CONFIRM_TIMEOUT_MS: '100',
+      AW_RESIDENT_TARGET: '0',
+      AW_RESIDENT_HIGH_WATER: '0',
+      AW_RESIDENT_IDLE_MS: '60000',
+    },
   });
-  rt = await startRuntime(config, noopLogger, { recordUsage: () => {} });
-  bus = await connectBus({ servers: env.natsUrl, name: 'residency-int' });
+  ({ stop } = started);
+  [rt] = started.runtimes;
 });
 
-afterAll(async () => {
-  await rt?.stop();
-  const n = namesOf(env.prefix);
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await env?.dispose();
-});
+afterAll(() => stop());
 
 describe('residency (R11)', () => {
   it('reclaims only persisted, idle sessions, releases their lease, and cold-recovers them with numbering intact', async () => {

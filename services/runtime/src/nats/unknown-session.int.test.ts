@@ -1,52 +1,27 @@
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
+import { type BusConnection, RuntimeClient } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
-import { createDatabase, migrate } from '@agentwire/store';
-import { noopLogger } from '@agentwire/telemetry';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import type { TestEnvironment } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeConfig } from '../config.ts';
-import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
+import type { StartedRuntime } from '../start-runtime.ts';
+import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 
 let env: TestEnvironment;
 let bus: BusConnection;
 let a: StartedRuntime;
 let b: StartedRuntime;
+let stop = async () => {};
 
 beforeAll(async () => {
-  env = await createTestEnvironment();
-  const db = createDatabase(env.databaseUrl, { poolSize: 1 });
-  await migrate(db);
-  await db.destroy();
-  const workspace = await mkdtemp(path.join(tmpdir(), 'aw-unknown-'));
-  const config = (instanceId: string) =>
-    RuntimeConfig.parse({
-      NATS_URL: env.natsUrl,
-      DATABASE_URL: env.databaseUrl,
-      AW_PREFIX: env.prefix,
-      AW_WORKSPACE_ROOT: workspace,
-      AW_INSTANCE_ID: instanceId,
-      AW_CONFIRM_TIMEOUT_MS: '200',
-    });
-  const usage = { recordUsage: () => {} };
-  a = await startRuntime(config('unknownA'), noopLogger, usage);
-  b = await startRuntime(config('unknownB'), noopLogger, usage);
-  bus = await connectBus({ servers: env.natsUrl, name: 'unknown-session-int' });
+  const started = await startInProcessRuntimes({
+    tag: 'unknown-session',
+    instanceIds: ['unknownA', 'unknownB'],
+  });
+  ({ env, bus, stop } = started);
+  [a, b] = started.runtimes;
 });
 
-afterAll(async () => {
-  await a?.stop();
-  await b?.stop();
-  const n = namesOf(env.prefix);
-  for (const stream of [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`]) {
-    await bus?.jsm.streams.delete(stream).catch(() => undefined);
-  }
-  await bus?.close();
-  await env?.dispose();
-});
+afterAll(() => stop());
 
 /** The last message under a session's key in the lease bucket (a put or a marker), if any. */
 async function leaseKeyEntry(sessionId: string): Promise<unknown> {
