@@ -183,12 +183,8 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
       { timeoutMs: 10_000, what: 'admitted row' },
     );
     await stack.killRuntime(owner);
-    const next = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
+    const next = await client.runTurn(sid, 'carry on', follow);
     expect(next).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
-      timeoutMs: 10_000,
-      what: 'turn complete',
-    });
     await follow.stop();
     const types = follow.events.map((e) => e.type);
     const lost = types.indexOf('turn_error');

@@ -52,12 +52,8 @@ describe('session ownership across runtime processes (R13, flows 5 and 6)', () =
 
     await stack.killRuntime(owner);
 
-    const second = await client.op(sid, 'prompt', { text: 'carry on', wait: true });
+    const second = await client.runTurn(sid, 'carry on', follow);
     expect(second).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
-      timeoutMs: 10_000,
-      what: 'new turn complete',
-    });
     await follow.stop();
 
     const types = follow.events.map((e) => e.type);

@@ -53,18 +53,11 @@ describe('runtime service (issue 6)', () => {
   it('runs a scripted turn with streamed text and two tool calls, one permission answered by a frontend', async () => {
     const sid = await openSession();
     const follow = client.follow(sid, 0, { answer: 'allow' });
-    const reply = await client.op(sid, 'prompt', {
-      text: '[scenario:two_tools] tidy the workspace',
-      wait: true,
-    });
+    const reply = await client.runTurn(sid, '[scenario:two_tools] tidy the workspace', follow);
     expect(reply).toMatchObject({
       ok: true,
       status: 'complete',
       response: 'Done: read README.md and wrote notes.txt.',
-    });
-    await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
-      timeoutMs: 10_000,
-      what: 'turn_complete',
     });
     await follow.stop();
     expect(collapsedTypes(follow.events)).toEqual(TWO_TOOLS_TURN_TYPES);
@@ -217,12 +210,8 @@ describe('runtime service (issue 6)', () => {
     expect(await runtime.exited).toBe(0);
     runtime = await startRuntime('rtA2');
     const after = client.follow(sid, resumeFrom);
-    const reply = await client.op(sid, 'prompt', { text: 'after the restart', wait: true });
+    const reply = await client.runTurn(sid, 'after the restart', after);
     expect(reply).toMatchObject({ ok: true, status: 'complete' });
-    await waitUntil(() => after.events.at(-1)?.type === 'turn_complete', {
-      timeoutMs: 10_000,
-      what: 'turn after restart',
-    });
     await after.stop();
     const numbers = after.events.map((e) => e.sequenceNumber);
     expect(numbers[0]).toBe(resumeFrom + 1);

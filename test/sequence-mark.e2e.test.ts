@@ -20,12 +20,8 @@ afterAll(async () => {
 /** Runs one prompt to completion on `sid`, returning the session's events it produced. */
 async function promptTurn(sid: string, afterSequence: number, text: string) {
   const follow = stack.client.follow(sid, afterSequence);
-  const reply = await stack.client.op(sid, 'prompt', { text, wait: true });
+  const reply = await stack.client.runTurn(sid, text, follow);
   expect(reply).toMatchObject({ ok: true, status: 'complete' });
-  await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
-    timeoutMs: 10_000,
-    what: 'turn_complete',
-  });
   await follow.stop();
   return follow.events;
 }

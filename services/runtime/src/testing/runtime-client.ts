@@ -1,5 +1,6 @@
 import { type BusConnection, followSession } from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
+import { waitUntil } from '@agentwire/testing';
 
 /** A reply of the runtime: `{ ok: true, ... }` or a typed error. */
 export type RuntimeReply =
@@ -29,6 +30,22 @@ export class RuntimeClient {
 
   op(sessionId: string, op: string, body: unknown = {}, timeoutMs?: number): Promise<RuntimeReply> {
     return this.request(`${this.#names.prefix}.rt.${sessionId}.${op}`, body, timeoutMs);
+  }
+
+  /**
+   * Prompts `text` with `wait: true` and returns the runtime's reply; when the reply says the
+   * turn completed, first waits until `follow` has seen the turn end (its last event is a
+   * `turn_complete`). Any other reply comes back at once, for the test to assert on.
+   */
+  async runTurn(sessionId: string, text: string, follow: Follow): Promise<RuntimeReply> {
+    const reply = await this.op(sessionId, 'prompt', { text, wait: true });
+    if (reply.ok && reply.status === 'complete') {
+      await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
+        timeoutMs: 10_000,
+        what: `turn_complete of "${text}"`,
+      });
+    }
+    return reply;
   }
 
   /**
