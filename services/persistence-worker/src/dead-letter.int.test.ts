@@ -1,4 +1,4 @@
-import { connectBus, deadLetterStream, deleteProvisioned, eventHeaders } from '@agentwire/bus';
+import { deadLetterStream, eventHeaders } from '@agentwire/bus';
 import { HEADERS, names, type SavePartCommand, type SessionEvent } from '@agentwire/contracts';
 import { getInput, listEntries } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
+import { disposeWithStreams } from './testing/dispose-with-streams.ts';
 import { waitForConsumersIdle } from './testing/wait-for-consumers.ts';
 import { generateWorkload, type WorkItem } from './testing/workload.ts';
 
@@ -28,10 +29,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.stop();
-  const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  await deleteProvisioned(bus.jsm, names(env.prefix));
-  await bus.close();
-  await env.dispose();
+  await disposeWithStreams(env);
 });
 
 const items = generateWorkload({ seed: 3, items: 300, sessions: 2, sessionPrefix: 'dl' });

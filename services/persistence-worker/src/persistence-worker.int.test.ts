@@ -1,10 +1,11 @@
-import { connectBus, deadLetterStream, deleteProvisioned } from '@agentwire/bus';
+import { deadLetterStream } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { canonicalDump } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime } from './start-worker-runtime.ts';
+import { disposeWithStreams } from './testing/dispose-with-streams.ts';
 import { publishAll } from './testing/publish-work-item.ts';
 import { waitForConsumersIdle } from './testing/wait-for-consumers.ts';
 import { generateWorkload, shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
@@ -12,12 +13,7 @@ import { generateWorkload, shuffleWithinSessions, type WorkItem } from './testin
 const envs: TestEnvironment[] = [];
 
 afterAll(async () => {
-  for (const env of envs) {
-    const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-    await deleteProvisioned(bus.jsm, names(env.prefix));
-    await bus.close();
-    await env.dispose();
-  }
+  for (const env of envs) await disposeWithStreams(env);
 });
 
 /** Runs the worker in-process over `deliveries` (each a list published in order) and dumps the store. */

@@ -1,10 +1,4 @@
-import {
-  connectBus,
-  deadLetterStream,
-  deleteProvisioned,
-  eventHeaders,
-  provision,
-} from '@agentwire/bus';
+import { connectBus, deadLetterStream, eventHeaders, provision } from '@agentwire/bus';
 import {
   type EventType,
   HEADERS,
@@ -19,6 +13,7 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
+import { disposeWithStreams } from './testing/dispose-with-streams.ts';
 import { waitForConsumersIdle } from './testing/wait-for-consumers.ts';
 import { seededRandom, shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
 
@@ -40,10 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.stop();
-  const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  await deleteProvisioned(bus.jsm, names(env.prefix));
-  await bus.close();
-  await env.dispose();
+  await disposeWithStreams(env);
 });
 
 const NON_DURABLE: readonly EventType[] = ['turn_started', 'assistant_message', 'turn_complete'];

@@ -1,4 +1,4 @@
-import { connectBus, deleteProvisioned, eventHeaders, publishCommand } from '@agentwire/bus';
+import { eventHeaders, publishCommand } from '@agentwire/bus';
 import { isDurableEventType, names } from '@agentwire/contracts';
 import { ATTRS, installContextPropagation } from '@agentwire/telemetry';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
@@ -12,6 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
+import { disposeWithStreams } from './testing/dispose-with-streams.ts';
 import { generateWorkload } from './testing/workload.ts';
 
 const exporter = new InMemorySpanExporter();
@@ -36,10 +37,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime?.stop();
-  const bus = await connectBus({ servers: env.natsUrl, name: 'cleanup' });
-  await deleteProvisioned(bus.jsm, names(env.prefix));
-  await bus.close();
-  await env.dispose();
+  await disposeWithStreams(env);
   await provider.shutdown();
   uninstallPropagation();
 });
