@@ -9,7 +9,7 @@ import {
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { deadLetterStream } from './dead-letter-names.ts';
+import { deleteProvisioned } from './delete-provisioned.ts';
 
 export const traceId = (): string => randomBytes(16).toString('hex');
 
@@ -51,15 +51,7 @@ export function transientEvent(
 
 /** Deletes every stream and bucket `provision` made for `n`. */
 export async function deprovision(nc: NatsConnection, n: Names): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  for (const stream of [
-    n.eventsStream,
-    n.commandsStream,
-    deadLetterStream(n),
-    `KV_${n.leaseBucket}`,
-  ]) {
-    await jsm.streams.delete(stream).catch(() => false);
-  }
+  await deleteProvisioned(await jetstreamManager(nc), n);
 }
 
 /** Starts a test environment and a plain connection for test-side checks. */

@@ -2,7 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import {
   type ProjectionProcess,
@@ -111,8 +111,7 @@ export async function startStack(
 async function deleteStreams(env: StackEnvironment): Promise<void> {
   const bus: BusConnection = await connectBus({ servers: env.natsUrl, name: 'stack-cleanup' });
   const n = names(env.prefix);
-  const streams = [n.eventsStream, n.commandsStream, `KV_${n.leaseBucket}`];
-  for (const stream of streams) await bus.jsm.streams.delete(stream).catch(() => undefined);
+  await deleteProvisioned(bus.jsm, n);
   for await (const info of bus.jsm.streams.list()) {
     if (info.config.name.startsWith(n.eventsStream.slice(0, -'EVENTS'.length))) {
       await bus.jsm.streams.delete(info.config.name).catch(() => undefined);
