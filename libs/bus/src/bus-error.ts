@@ -8,14 +8,25 @@
  * - `not_connected`: the connection closed for good;
  * - `base_expired`: a follower's base lies outside the retained window (R15.1): the stream no
  *   longer holds a non-transient event after it, so replaying would skip that event; the
- *   error's `expiredBase` gives the numbers. Resynchronise from a snapshot (the projection).
+ *   error's `expiredBase` gives the numbers. Resynchronise from a snapshot (the projection);
+ * - `sequence_conflict`: two different events carry one number in a session, which the
+ *   single-writer fences make impossible (docs/decisions/0110): a follower reports it
+ *   rather than show either one; `conflict` gives the number and both ids.
  */
 export type BusErrorCode =
   | 'provision_conflict'
   | 'invalid_event'
   | 'publish_failed'
   | 'not_connected'
-  | 'base_expired';
+  | 'base_expired'
+  | 'sequence_conflict';
+
+/** What a `sequence_conflict` {@link BusError} reports. */
+export interface SequenceConflict {
+  readonly sequenceNumber: number;
+  /** The event already seen with that number, then the other one. */
+  readonly eventIds: readonly [string, string];
+}
 
 /** What a `base_expired` {@link BusError} reports (R15.1). */
 export interface ExpiredBase {
@@ -35,6 +46,8 @@ export interface BusErrorOptions {
   readonly cause?: unknown;
   /** The numbers of a `base_expired` error. */
   readonly expiredBase?: ExpiredBase;
+  /** The number and ids of a `sequence_conflict` error. */
+  readonly conflict?: SequenceConflict;
 }
 
 /** The one error class of `@agentwire/bus`; expected outcomes are values, not this. */
@@ -44,12 +57,15 @@ export class BusError extends Error {
   readonly retryable: boolean;
   /** Set on `base_expired` only. */
   readonly expiredBase: ExpiredBase | undefined;
+  /** Set on `sequence_conflict` only. */
+  readonly conflict: SequenceConflict | undefined;
 
   constructor(message: string, options: BusErrorOptions) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = options.code;
     this.retryable = options.retryable ?? false;
     this.expiredBase = options.expiredBase;
+    this.conflict = options.conflict;
   }
 }
 

@@ -4,9 +4,11 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isBaseExpired } from './bus-error.ts';
+import { eventHeaders } from './event-headers.ts';
 import { followSession } from './follow-session.ts';
 import { provision } from './provision.ts';
 import { publishEvent } from './publish-event.ts';
+import { publishFenceMarker } from './publish-fence.ts';
 import { SessionFence } from './session-fence.ts';
 import { purgeTurn } from './session-state.ts';
 import { deprovision, durableEvent, setup, transientEvent } from './test-support.ts';
@@ -230,5 +232,51 @@ describe('followSession with a base outside the retained window (R15.1)', () => 
       expiredBase: { afterSequence: 2, missingSequence: 4, firstAvailableSequence: 5 },
     });
     expect(follower.lastSequence).toBe(2);
+  });
+
+  it('skips fence markers, and reports two different events with one number instead of showing either', async () => {
+    const sid = 's-conflict';
+    const fence = new SessionFence(0);
+    await publishRange(nc, sid, 1, 2, fence);
+    const js = jetstream(nc);
+    const n = names(env.prefix);
+    const marker = await publishFenceMarker(js, n.transientSubject(sid, 'turn1'), {
+      expectedLastSubjectSequence: 0,
+      owner: 'taker',
+      after: 2,
+    });
+    expect(marker.kind).toBe('ok');
+    const seen: number[] = [];
+    const { follower, done } = followUntilEnd(sid, 0, seen);
+    await waitUntil(() => seen.length === 2);
+    // A second writer (no fence) publishes its own event 2.
+    await publishEvent(js, n, durableEvent(sid, 2, 'ev-other-writer-2'), {
+      previousDurableSequence: 1,
+    });
+    expect(await done).toMatchObject({
+      code: 'sequence_conflict',
+      conflict: { sequenceNumber: 2, eventIds: [`ev-${sid}-2`, 'ev-other-writer-2'] },
+    });
+    expect(seen).toEqual([1, 2]);
+    expect(follower.lastSequence).toBe(2);
+  });
+
+  it('drops a redelivered copy of an event it already has, silently', async () => {
+    const sid = 's-redelivered';
+    await publishRange(nc, sid, 1, 2, new SessionFence(0));
+    // The same event stored twice (a publisher without a message id): same id, same number.
+    const js = jetstream(nc);
+    const n = names(env.prefix);
+    const again = durableEvent(sid, 2);
+    const h = eventHeaders(again, 1);
+    h.delete(HEADERS.msgId);
+    await js.publish(n.eventSubject(sid), JSON.stringify(again), { headers: h });
+    await publishRange(nc, sid, 4, 4);
+    const seen: number[] = [];
+    const { follower, done } = followUntilEnd(sid, 0, seen);
+    await waitUntil(() => seen.length === 3);
+    expect(seen).toEqual([1, 2, 4]);
+    await follower.stop();
+    expect(await done).toBeNull();
   });
 });

@@ -1,4 +1,11 @@
-import { decodeSessionEvent, HEADERS, type Names, type SessionEvent } from '@agentwire/contracts';
+import {
+  decodeSessionEvent,
+  eventIdOfMessageId,
+  HEADERS,
+  type Names,
+  NumberWitness,
+  type SessionEvent,
+} from '@agentwire/contracts';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import {
   type ConsumerMessages,
@@ -9,6 +16,7 @@ import {
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 import { headerSequence } from './event-headers.ts';
+import { isFenceMarker } from './publish-fence.ts';
 import { lastSessionSequence } from './session-state.ts';
 
 /** Options of {@link followSession}. */
@@ -44,8 +52,10 @@ export interface SessionFollower extends AsyncIterable<SessionEvent> {
  * session's last stored message is at or below the base, the consumer starts right after
  * that message's stream sequence (no replay at all); otherwise it replays the session's
  * retained messages and skips, by the `Aw-Seq` header and without parsing, those at or
- * below the base. Events that fail to parse are logged and skipped. Evicted transient
- * events (R3.3) are simply absent.
+ * below the base. Events that fail to parse are logged and skipped, and so are writers'
+ * fence markers (`Aw-Fence`, no event). Evicted transient events (R3.3) are simply absent.
+ * A number met again with another event id ends the iteration with a `sequence_conflict`
+ * {@link BusError} (two writers, which the fences of docs/decisions/0110 rule out).
  *
  * A base outside the retained window is not skipped over silently (R15.1,
  * docs/decisions/0103): every event's `Aw-Prev-Seq` names the session's previous
@@ -70,6 +80,7 @@ export function followSession(
   let met = last;
   let stopped = false;
   let messages: ConsumerMessages | undefined;
+  const witness = new NumberWitness(RECENT_IDS);
 
   async function* run(): AsyncGenerator<SessionEvent> {
     const consumer = await js.consumers.get(n.eventsStream, {
@@ -80,8 +91,17 @@ export function followSession(
     messages = await consumer.consume({ max_messages: 256 });
     try {
       for await (const m of messages) {
+        if (isFenceMarker(m.headers)) continue;
         const hinted = headerSequence(m.headers);
-        if (hinted !== undefined && hinted <= last) continue;
+        if (hinted !== undefined && hinted <= last) {
+          checkNumber(
+            witness,
+            sessionId,
+            hinted,
+            m.headers?.get(HEADERS.msgId) || idInBody(m.data),
+          );
+          continue;
+        }
         const previous = headerPreviousSequence(m.headers);
         if (previous !== undefined && previous > met) {
           throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
@@ -96,7 +116,12 @@ export function followSession(
           continue;
         }
         const event = decoded.event;
-        if (event.sessionId !== sessionId || event.sequenceNumber <= last) continue;
+        if (event.sessionId !== sessionId) continue;
+        if (event.sequenceNumber <= last) {
+          checkNumber(witness, sessionId, event.sequenceNumber, event.id);
+          continue;
+        }
+        witness.see(event.sequenceNumber, event.id);
         last = event.sequenceNumber;
         met = Math.max(met, last);
         yield event;
@@ -117,6 +142,28 @@ export function followSession(
       await messages?.close();
     },
   };
+}
+
+/** How many of the latest numbers a follower remembers the event ids of. */
+const RECENT_IDS = 4096;
+
+/**
+ * Throws `sequence_conflict` when `witness` knew `sequenceNumber` with another event id: two
+ * events with one number (docs/decisions/0110), reported instead of dropped as a copy.
+ */
+function checkNumber(
+  witness: NumberWitness,
+  sessionId: string,
+  sequenceNumber: number,
+  id: string | undefined,
+): void {
+  if (id === undefined || id === '') return;
+  const known = witness.see(sequenceNumber, id);
+  if (known === undefined) return;
+  throw new BusError(
+    `session ${sessionId}: two different events carry number ${sequenceNumber} (${known}, ${id})`,
+    { code: 'sequence_conflict', conflict: { sequenceNumber, eventIds: [known, id] } },
+  );
 }
 
 async function startOptions(
@@ -141,6 +188,12 @@ function headerPreviousSequence(h: MsgHdrs | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The body's event id, for a message whose `Nats-Msg-Id` is missing. */
+function idInBody(data: Uint8Array): string | undefined {
+  const decoded = decodeSessionEvent(data);
+  return decoded.ok ? decoded.event.id : undefined;
 }
 
 /** The body's `sequenceNumber` of a message without `Aw-Seq`, or -1 when unreadable. */

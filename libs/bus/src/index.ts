@@ -4,6 +4,7 @@ export {
   type BusErrorOptions,
   type ExpiredBase,
   isBaseExpired,
+  type SequenceConflict,
 } from './bus-error.ts';
 export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
 export { DEAD_LETTER_TRUNCATED, type DeadLetterReason, publishDeadLetter } from './dead-letter.ts';
@@ -35,6 +36,12 @@ export {
   WRONG_LAST_SEQUENCE,
 } from './publish-event.ts';
 export {
+  type FenceMarkerOptions,
+  type FenceMarkerResult,
+  isFenceMarker,
+  publishFenceMarker,
+} from './publish-fence.ts';
+export {
   type PipelinePublishOptions,
   PublishPipeline,
   type PublishPipelineOptions,
@@ -58,10 +65,12 @@ export {
   type RuntimeFailureCode,
   type RuntimeResult,
 } from './runtime-client.ts';
-export { loadSessionFence, SessionFence } from './session-fence.ts';
+export { readSessionTip, SessionFence, type SessionTip } from './session-fence.ts';
 export {
+  highestNumberOn,
   lastMessageOn,
   lastSessionSequence,
+  numberOf,
   type OpenTurn,
   openTurns,
   purgeTurn,

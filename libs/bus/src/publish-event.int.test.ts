@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterStream } from './dead-letter-names.ts';
 import { provision } from './provision.ts';
 import { publishEvent } from './publish-event.ts';
-import { loadSessionFence } from './session-fence.ts';
+import { readSessionTip } from './session-fence.ts';
 import { lastSessionSequence, openTurns, purgeTurn } from './session-state.ts';
 import { deprovision, durableEvent, setup, transientEvent } from './test-support.ts';
 
@@ -112,7 +112,8 @@ describe('publishEvent', () => {
       { turnId: 'turn1', subject: n.transientSubject(sid, 'turn1'), messages: 2 },
     ]);
 
-    const fence = await loadSessionFence(jsm, n, sid);
+    const { fence, lastNumber, lastDurableNumber } = await readSessionTip(jsm, n, sid);
+    expect({ lastNumber, lastDurableNumber }).toEqual({ lastNumber: 3, lastDurableNumber: 1 });
     expect(fence.durable).toBe(a.kind === 'ok' ? a.streamSequence : -1);
     expect(fence.expectedFor({ type: 'model_streaming', turnId: 'turn1' })).toBe(
       t2.kind === 'ok' ? t2.streamSequence : -1,

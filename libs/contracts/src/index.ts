@@ -6,6 +6,7 @@ export * from './issues.ts';
 export * from './ledger.ts';
 export * from './messages/message.ts';
 export * from './messages/message-semantics.ts';
+export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
 export * from './parse-session-event.ts';
 export * from './parts/part.ts';
 export * from './parts/part-base.ts';

@@ -75,7 +75,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  * - session: `unknown_session` (no trace anywhere, R13.2), `session_exists` (`create` of a
  *   known id), `lease_conflict` (another live instance owns it, R13.1; detail `owner`),
  *   `session_closed`, `session_broken` (an append failed; the session left residency and
- *   the next operation cold-recovers it);
+ *   the next operation cold-recovers it), `takeover_failed` (making the session resident
+ *   failed after its retries: a stream read failed, or an earlier writer still wrote;
+ *   retryable, nothing was written, docs/decisions/0110);
  * - turns: `turn_in_progress`, `no_active_turn` (`interrupt` with nothing running);
  * - inputs (R14.4): `empty_input`, `prompt_too_large` (R14.4 `input_too_large`; detail
  *   `limit`), `expected_turn_mismatch`, `turn_not_steerable` (`guide` into a turn being
@@ -92,6 +94,7 @@ export const RuntimeErrorCode = z.enum([
   'lease_conflict',
   'session_closed',
   'session_broken',
+  'takeover_failed',
   'turn_in_progress',
   'no_active_turn',
   'empty_input',

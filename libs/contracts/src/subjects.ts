@@ -104,6 +104,14 @@ export const HEADERS = {
   previousDurableSequence: 'Aw-Prev-Seq',
   /** The event type, so consumers can skip types without parsing the body. */
   eventType: 'Aw-Type',
+  /**
+   * On a writer's fence marker (an empty message, no event): the runtime instance that took
+   * the session over and closed this subject to every earlier writer (docs/decisions/0110).
+   * Followers skip such messages; they carry no number.
+   */
+  fence: 'Aw-Fence',
+  /** On a fence marker: the session's last number when the fence was set (not its own). */
+  fenceAfter: 'Aw-Fence-After',
   /** W3C trace context. */
   traceparent: 'traceparent',
   tracestate: 'tracestate',

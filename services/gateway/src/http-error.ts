@@ -39,6 +39,7 @@ export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   unavailable: 503,
   projection_unavailable: 503,
   session_broken: 503,
+  takeover_failed: 503,
   timeout: 504,
 };
 

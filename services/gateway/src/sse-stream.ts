@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { BusError } from '@agentwire/bus';
 import type { SessionEvent } from '@agentwire/contracts';
 import { FeedError, type FeedItem } from './session-feed.ts';
 
@@ -84,7 +85,9 @@ export class SseStream {
     } catch (error) {
       if (this.#ended === undefined) {
         const message = error instanceof Error ? error.message : String(error);
-        const code = error instanceof FeedError ? error.code : 'follow_failed';
+        // A follower's own code (`sequence_conflict`, say) tells the client what went wrong.
+        const code =
+          error instanceof FeedError || error instanceof BusError ? error.code : 'follow_failed';
         this.#res.write(`event: error\ndata: ${JSON.stringify({ code, message })}\n\n`);
         await this.close('follow_failed');
       }

@@ -22,12 +22,19 @@ export const SessionCreatedPayload = z.object({
 export type SessionCreatedPayload = z.infer<typeof SessionCreatedPayload>;
 
 /**
- * `session_resumed` (ours). On resume every leftover `admitted` ledger row becomes
+ * `session_resumed` (ours): the first event of every load of a session that has history,
+ * by the runtime that made it resident (docs/decisions/0110: it is also the fence that shuts
+ * every earlier writer out of `ev`). On resume every leftover `admitted` ledger row becomes
  * `discarded(session_resumed)` (R14.2); their ids are listed here.
  */
 export const SessionResumedPayload = z.object({
+  /** `takeover` (another instance held it) or `cold_recovery` (nobody did). */
   reason: z.string().optional(),
   discardedInputIds: z.array(z.string()).optional(),
+  /** The instance that resumed the session. */
+  owner: z.string().optional(),
+  /** The instance whose lease was taken over, when one was. */
+  previousOwner: z.string().optional(),
 });
 /** Payload of `session_resumed`. */
 export type SessionResumedPayload = z.infer<typeof SessionResumedPayload>;

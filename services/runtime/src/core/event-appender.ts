@@ -19,6 +19,8 @@ export interface EventAppenderOptions {
   readonly logger: RuntimeLogger;
   /** The session's last non-transient number before this process (0 for a new session). */
   readonly lastDurableSequence: number;
+  /** Told once, when step 1 fails and the appender breaks (the host drops the session). */
+  readonly onBroken?: (error: AppendError) => void;
 }
 
 const LIFECYCLE = new Set(['turn_started', 'turn_complete', 'turn_error', 'session_title_updated']);
@@ -121,15 +123,21 @@ export class EventAppender {
       outcome = await this.#o.publisher.publish(stored, this.#lastDurable);
     } catch (cause) {
       const message = cause instanceof Error ? cause.message : String(cause);
-      this.#broken = new AppendError('event_store.append', 'publish_failed', message, { cause });
-      throw this.#broken;
+      throw this.#break(
+        new AppendError('event_store.append', 'publish_failed', message, { cause }),
+      );
     }
     if (!outcome.ok) {
-      this.#broken = new AppendError('event_store.append', 'fenced', outcome.detail);
-      throw this.#broken;
+      throw this.#break(new AppendError('event_store.append', 'fenced', outcome.detail));
     }
     if (!isTransientEventType(stored.type)) this.#lastDurable = stored.sequenceNumber;
     return stored;
+  }
+
+  #break(error: AppendError): AppendError {
+    this.#broken = error;
+    this.#o.onBroken?.(error);
+    return error;
   }
 
   /** Runs one step; a promise only when the step returned one, so it must be awaited. */

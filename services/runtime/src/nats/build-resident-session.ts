@@ -1,4 +1,5 @@
 import { purgeTurn } from '@agentwire/bus';
+import type { AppendError } from '../core/append-error.ts';
 import { EventAppender } from '../core/event-appender.ts';
 import { EventWindow } from '../core/event-window.ts';
 import { countUserTurns, historyFromTranscript } from '../core/history-from-transcript.ts';
@@ -7,6 +8,11 @@ import { RuntimeSession } from '../core/runtime-session.ts';
 import { SessionEmitter } from '../core/session-emitter.ts';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { CommandWriter } from './command-writer.ts';
+import {
+  announceResumed,
+  type FencedTransients,
+  fenceTransientSubjects,
+} from './fence-earlier-writers.ts';
 import { JetStreamPublisher } from './jetstream-publisher.ts';
 import type { LeaseManager } from './lease-manager.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
@@ -26,6 +32,8 @@ export interface ResidentContext {
   readonly tools: ReadonlyMap<string, ToolDefinition>;
   /** The instance the lease was taken over from, for the logs. */
   readonly tookOverFrom?: string | undefined;
+  /** The session can append no more (fenced, or a publish failed): drop it. */
+  readonly onBroken: (error: AppendError) => void;
 }
 
 /**
@@ -40,7 +48,15 @@ export async function buildResidentSession(
   sessionId: string,
   facts: SessionFacts,
 ): Promise<ResidentParts> {
-  const window = new EventWindow(facts.lastSequence);
+  // Before anything else is written, events or commands: shut every earlier writer out
+  // (docs/decisions/0110), then number after everything that is there.
+  const fenceContext = {
+    ...o,
+    newTraceId: () => o.ids.newTraceId(),
+    tookOverFrom: ctx.tookOverFrom,
+  };
+  const fenced = await fenceTransientSubjects(fenceContext, sessionId, facts);
+  const window = new EventWindow(fenced.lastSequence);
   const publisher = new JetStreamPublisher({
     ...o,
     sessionId,
@@ -55,10 +71,34 @@ export async function buildResidentSession(
     usage: o.usage,
     logger: o.logger,
     lastDurableSequence: facts.lastDurableSequence,
+    onBroken: ctx.onBroken,
   });
   for (const sink of o.sinks ?? []) appender.addSink(sink);
   const writer = new CommandWriter({ ...o, sessionId, confirmTimeoutMs: o.confirmTimeoutMs });
   const emitter = new SessionEmitter(sessionId, appender, o.clock, o.ids);
+  try {
+    await announceResumed(fenceContext, emitter, facts);
+    return await wire(o, ctx, sessionId, facts, { window, publisher, writer, emitter }, fenced);
+  } catch (err) {
+    writer.close();
+    throw err;
+  }
+}
+
+async function wire(
+  o: RuntimeHostOptions,
+  ctx: ResidentContext,
+  sessionId: string,
+  facts: SessionFacts,
+  parts: {
+    readonly window: EventWindow;
+    readonly publisher: JetStreamPublisher;
+    readonly writer: CommandWriter;
+    readonly emitter: SessionEmitter;
+  },
+  fenced: FencedTransients,
+): Promise<ResidentParts> {
+  const { window, publisher, writer, emitter } = parts;
   const { tookOverFrom } = ctx;
   if (facts.scan.open !== undefined) {
     o.logger.warn(
@@ -98,10 +138,17 @@ export async function buildResidentSession(
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
     },
     evictSealedTurn: async (turnId) => {
-      await purgeTurn(o.jsm, o.names, sessionId, turnId);
+      // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).
+      await purgeTurn(
+        o.jsm,
+        o.names,
+        sessionId,
+        turnId,
+        fenced.turnIds.has(turnId) ? { keep: 1 } : {},
+      );
       publisher.fence.forgetTurn(turnId);
       window.evictTransient(turnId);
     },
   });
-  return { session, emitter, appender, writer };
+  return { session, emitter, appender: emitter.appender, writer };
 }

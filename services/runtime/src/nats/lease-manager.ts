@@ -1,8 +1,10 @@
+import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import type { RuntimeLogger } from '../core/ports.ts';
 import { RuntimeError } from '../core/runtime-error.ts';
+import { type OwnerLiveness, pingOwner } from './owner-liveness.ts';
 
 /** The value kept under a session's key in the lease bucket (R13.1). */
 export const LeaseValue = z.object({
@@ -13,7 +15,6 @@ export const LeaseValue = z.object({
   acquiredAt: z.number().int(),
   renewedAt: z.number().int(),
 });
-/** The value of a lease. */
 export type LeaseValue = z.infer<typeof LeaseValue>;
 
 /** A lease this instance holds. */
@@ -34,36 +35,63 @@ export interface LeaseManagerOptions {
   readonly ttlMs: number;
   /** Subject on which an instance answers liveness pings. */
   readonly pingSubject: (instanceId: string) => string;
+  /**
+   * How long an owner with no ping subscription must stay without one before its lease is
+   * taken over: it may be reconnecting (broker restart, a cluster node lost). Default 2 s.
+   */
+  readonly takeoverConfirmMs?: number;
+  /**
+   * After this instance's own reconnect, for this long no owner is judged gone by its
+   * missing subscription: everyone is reconnecting. Default a third of the TTL.
+   */
+  readonly reconnectGraceMs?: number;
   readonly logger: RuntimeLogger;
   readonly now?: () => number;
   /** Called when a renewal finds the lease taken or gone. */
   readonly onLost: (sessionId: string, reason: string) => void;
 }
 
+/** KV compare-and-set failure: the key's revision is not the one expected. */
+const WRONG_LAST_SEQUENCE = 10071;
+
 /**
  * Session ownership (R13.1) in the KV bucket: taken with an atomic `create`, renewed by
  * heartbeat with a revision compare-and-set, expired by the bucket's TTL when the owner
- * dies (NATS 2.9 has no per-key TTL). A key held by an instance that does not answer a
- * liveness ping is taken over with a compare-and-set on the revision read, so a dead owner
- * costs one ping, not a TTL. A live owner makes acquisition fail with `lease_conflict`
- * naming it.
+ * stops renewing (NATS 2.9 has no per-key TTL). A key whose owner answers a liveness ping,
+ * or does not answer in time, belongs to a live owner: `lease_conflict` naming it. Only an
+ * owner whose connection holds no ping subscription at all, twice, `takeoverConfirmMs`
+ * apart, while this instance's own connection is stable, is taken over before its key
+ * expires, with a compare-and-set on the revision first read (docs/decisions/0110).
  */
 export class LeaseManager {
   readonly #o: LeaseManagerOptions;
   readonly #held = new Map<string, HeldLease>();
   #timer: NodeJS.Timeout | undefined;
+  #reconnectedAt = Number.NEGATIVE_INFINITY;
+  #renewing: Promise<void> | undefined;
 
   constructor(options: LeaseManagerOptions) {
     this.#o = options;
   }
 
-  /** Leases currently held. */
   get held(): ReadonlyMap<string, HeldLease> {
     return this.#held;
   }
 
-  /** True while the lease is held and its local deadline (renewal + TTL - margin) has not passed. */
-  isValid(sessionId: string): boolean {
+  /**
+   * True while the lease is held and its local deadline (renewal + 0.8 TTL) has not passed;
+   * past the deadline (a paused or starved process) it renews first and answers whether
+   * that compare-and-set succeeded. Synchronous `true` on the hot path.
+   */
+  ensureValid(sessionId: string): true | Promise<boolean> {
+    if (this.#validNow(sessionId)) return true;
+    const lease = this.#held.get(sessionId);
+    if (lease === undefined) return Promise.resolve(false);
+    // A concurrent heartbeat may win the compare-and-set: what counts is the lease after.
+    return this.#renew(lease).then(() => this.#validNow(sessionId));
+  }
+
+  #validNow(sessionId: string): boolean {
     const lease = this.#held.get(sessionId);
     return lease !== undefined && this.#now() < lease.renewedAt + this.#o.ttlMs * 0.8;
   }
@@ -94,39 +122,31 @@ export class LeaseManager {
     if (entry === null || entry.operation !== 'PUT') {
       try {
         const revision = await this.#o.kv.create(sessionId, JSON.stringify(value));
-        this.#held.set(sessionId, { sessionId, revision, renewedAt: value.renewedAt });
+        this.#hold(sessionId, revision, value.renewedAt);
         return {};
       } catch (cause) {
-        const current = await this.#o.kv.get(sessionId);
-        throw this.#conflict(
-          sessionId,
-          current === null ? undefined : parseLease(current.json()),
-          cause,
-        );
+        throw await this.#conflictNow(sessionId, cause);
       }
     }
-    const current = parseLease(entry.json());
+    const current = parseLease(entry);
     if (current?.owner === this.#o.instanceId) {
-      this.#held.set(sessionId, {
-        sessionId,
-        revision: entry.revision,
-        renewedAt: current.renewedAt,
-      });
+      this.#hold(sessionId, entry.revision, current.renewedAt);
       return {};
     }
-    if (current !== undefined && (await this.#isAlive(current.owner)))
-      throw this.#conflict(sessionId, current);
+    if (current !== undefined) {
+      const liveness = await this.#liveness(current.owner);
+      if (liveness !== 'gone') throw this.#conflict(sessionId, current, undefined, liveness);
+    }
     try {
       const revision = await this.#o.kv.update(sessionId, JSON.stringify(value), entry.revision);
-      this.#held.set(sessionId, { sessionId, revision, renewedAt: value.renewedAt });
+      this.#hold(sessionId, revision, value.renewedAt);
+      this.#o.logger.warn(
+        { sessionId, previousOwner: current?.owner },
+        'lease taken over from an owner with no connection',
+      );
       return current === undefined ? {} : { tookOverFrom: current.owner };
     } catch (cause) {
-      const latest = await this.#o.kv.get(sessionId);
-      throw this.#conflict(
-        sessionId,
-        latest === null ? undefined : parseLease(latest.json()),
-        cause,
-      );
+      throw await this.#conflictNow(sessionId, cause);
     }
   }
 
@@ -140,32 +160,21 @@ export class LeaseManager {
     });
   }
 
-  /** Renews every held lease once; a failed compare-and-set reports the lease lost. */
-  async renewAll(): Promise<void> {
-    for (const lease of [...this.#held.values()]) {
-      const value = this.#value();
-      try {
-        const revision = await this.#o.kv.update(
-          lease.sessionId,
-          JSON.stringify(value),
-          lease.revision,
-        );
-        if (this.#held.has(lease.sessionId)) {
-          this.#held.set(lease.sessionId, {
-            sessionId: lease.sessionId,
-            revision,
-            renewedAt: value.renewedAt,
-          });
-        }
-      } catch (err) {
-        this.#held.delete(lease.sessionId);
-        this.#o.logger.warn({ err, sessionId: lease.sessionId }, 'lease lost');
-        this.#o.onLost(lease.sessionId, err instanceof Error ? err.message : String(err));
-      }
-    }
+  /**
+   * Renews every held lease once, concurrently (one slow round trip must not starve the
+   * others under load). Only a refused compare-and-set loses a lease; a timeout or a lost
+   * connection keeps it, and the local deadline guards publishing until a renewal lands.
+   */
+  renewAll(): Promise<void> {
+    this.#renewing ??= Promise.all([...this.#held.values()].map((lease) => this.#renew(lease)))
+      .then(() => undefined)
+      .finally(() => {
+        this.#renewing = undefined;
+      });
+    return this.#renewing;
   }
 
-  /** Starts the heartbeat (every third of the TTL). */
+  /** Starts the heartbeat (every third of the TTL) and renews at once after a reconnect. */
   start(): void {
     this.#timer ??= setInterval(
       () => {
@@ -174,6 +183,7 @@ export class LeaseManager {
       Math.max(100, Math.floor(this.#o.ttlMs / 3)),
     );
     this.#timer.unref();
+    void this.#watchConnection();
   }
 
   /** Stops the heartbeat and releases every lease. */
@@ -183,16 +193,79 @@ export class LeaseManager {
     for (const sessionId of [...this.#held.keys()]) await this.release(sessionId);
   }
 
-  async #isAlive(owner: string): Promise<boolean> {
-    try {
-      await this.#o.nc.request(this.#o.pingSubject(owner), '', { timeout: 500 });
-      return true;
-    } catch {
-      return false;
+  async #watchConnection(): Promise<void> {
+    for await (const status of this.#o.nc.status()) {
+      if (status.type !== 'reconnect') continue;
+      this.#reconnectedAt = this.#now();
+      void this.renewAll();
     }
   }
 
-  #conflict(sessionId: string, current: LeaseValue | undefined, cause?: unknown): RuntimeError {
+  async #renew(lease: HeldLease, adopted = false): Promise<'renewed' | 'lost' | 'unknown'> {
+    const value = this.#value();
+    try {
+      const revision = await this.#o.kv.update(
+        lease.sessionId,
+        JSON.stringify(value),
+        lease.revision,
+      );
+      if (this.#held.has(lease.sessionId)) this.#hold(lease.sessionId, revision, value.renewedAt);
+      return 'renewed';
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError && err.code === WRONG_LAST_SEQUENCE)) {
+        this.#o.logger.warn({ err, sessionId: lease.sessionId }, 'lease renewal failed; retrying');
+        return 'unknown';
+      }
+      // A renewal whose ack was lost moved the revision: still ours if the key says so.
+      const entry = await this.#o.kv.get(lease.sessionId).catch(() => null);
+      const owner = entry?.operation === 'PUT' ? parseLease(entry)?.owner : undefined;
+      if (entry !== null && owner === this.#o.instanceId && !adopted) {
+        if (this.#held.has(lease.sessionId))
+          this.#hold(lease.sessionId, entry.revision, lease.renewedAt);
+        return this.#renew({ ...lease, revision: entry.revision }, true);
+      }
+      if (this.#held.get(lease.sessionId)?.revision !== lease.revision) return 'unknown';
+      this.#held.delete(lease.sessionId);
+      this.#o.logger.warn({ err, sessionId: lease.sessionId, owner }, 'lease lost');
+      this.#o.onLost(lease.sessionId, err.message);
+      return 'lost';
+    }
+  }
+
+  /**
+   * Whether the owner is gone: no ping subscription, twice, `takeoverConfirmMs` apart, and
+   * this instance's own connection stable (a reconnect storm hides live owners).
+   */
+  async #liveness(owner: string): Promise<OwnerLiveness> {
+    const ping = () => pingOwner(this.#o.nc, this.#o.pingSubject(owner));
+    const first = await ping();
+    if (first !== 'gone') return first;
+    const grace = this.#o.reconnectGraceMs ?? this.#o.ttlMs / 3;
+    if (this.#now() - this.#reconnectedAt < grace) return 'unresponsive';
+    await new Promise((resolve) => setTimeout(resolve, this.#o.takeoverConfirmMs ?? 2_000));
+    if (this.#now() - this.#reconnectedAt < grace) return 'unresponsive';
+    return ping();
+  }
+
+  #hold(sessionId: string, revision: number, renewedAt: number): void {
+    this.#held.set(sessionId, { sessionId, revision, renewedAt });
+  }
+
+  async #conflictNow(sessionId: string, cause: unknown): Promise<RuntimeError> {
+    const latest = await this.#o.kv.get(sessionId).catch(() => null);
+    return this.#conflict(
+      sessionId,
+      latest === null || latest.operation !== 'PUT' ? undefined : parseLease(latest),
+      cause,
+    );
+  }
+
+  #conflict(
+    sessionId: string,
+    current: LeaseValue | undefined,
+    cause?: unknown,
+    liveness?: OwnerLiveness,
+  ): RuntimeError {
     const owner = current?.owner ?? 'unknown';
     return new RuntimeError(
       'lease_conflict',
@@ -201,6 +274,7 @@ export class LeaseManager {
         sessionId,
         owner,
         ...(current === undefined ? {} : { host: current.host, pid: current.pid }),
+        ...(liveness === undefined ? {} : { liveness }),
       },
       { cause },
     );
@@ -222,7 +296,14 @@ export class LeaseManager {
   }
 }
 
-function parseLease(value: unknown): LeaseValue | undefined {
+/** The lease in a bucket entry; `undefined` for a value that is not one (garbage). */
+function parseLease(entry: { json<T>(): T }): LeaseValue | undefined {
+  let value: unknown;
+  try {
+    value = entry.json();
+  } catch {
+    return undefined;
+  }
   const parsed = LeaseValue.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }

@@ -1,12 +1,14 @@
+import { lastMessageOn } from '@agentwire/bus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedRuntime } from '../start-runtime.ts';
-import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
+import { type InProcessRuntimes, startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 
 let rt: StartedRuntime;
+let started: InProcessRuntimes<readonly [string]>;
 let stop = async () => {};
 
 beforeAll(async () => {
-  const started = await startInProcessRuntimes({
+  started = await startInProcessRuntimes({
     tag: 'residency',
     instanceIds: ['residency'],
     env: {
@@ -42,9 +44,20 @@ describe('residency (R11)', () => {
     expect(host.residentSessionIds).toEqual(['never-prompted']);
     expect(host.leases.held.has('persisted-one')).toBe(false);
 
+    // The reload's first event is session_resumed, numbered right after the last one.
     await host.activate('persisted-one', 'op');
     const emitter = host.residentEmitter('persisted-one');
-    expect(emitter?.appender.latestSequence).toBe(lastAtReclaim);
+    expect(emitter?.appender.latestSequence).toBe(lastAtReclaim + 1);
+    const resumed = await lastMessageOn(
+      started.bus.jsm,
+      started.names.eventsStream,
+      started.names.eventSubject('persisted-one'),
+    );
+    expect(resumed?.json()).toMatchObject({
+      type: 'session_resumed',
+      sequenceNumber: lastAtReclaim + 1,
+      payload: { reason: 'cold_recovery', owner: rt.instanceId },
+    });
     const outcome = await host.resident('persisted-one')?.prompt('after reclaim').done;
     expect(outcome?.status).toBe('complete');
   });

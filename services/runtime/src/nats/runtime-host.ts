@@ -2,6 +2,7 @@ import type { InputOp } from '@agentwire/contracts';
 import { isInputOp } from '@agentwire/contracts';
 import { isEvictable, planResidency, type ResidentSessionFacts } from '@agentwire/domain';
 import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { AppendError } from '../core/append-error.ts';
 import { RuntimeError } from '../core/runtime-error.ts';
 import type { RuntimeSession } from '../core/runtime-session.ts';
 import type { SessionEmitter } from '../core/session-emitter.ts';
@@ -38,6 +39,9 @@ interface Activation {
   readonly mode: ActivationMode;
   readonly resident: Promise<Resident>;
 }
+
+/** Pauses before the second and third attempt of a failed takeover. */
+const TAKEOVER_RETRY_DELAYS_MS = [250, 1_000] as const;
 
 function unknown(sessionId: string): RuntimeError {
   return new RuntimeError('unknown_session', `no session ${sessionId}`, { sessionId });
@@ -227,10 +231,14 @@ export class RuntimeHost {
     return resident;
   }
 
-  /** Removes a session from residency, releasing its lease unless it was lost. */
-  async deactivate(sessionId: string, releaseLease = true): Promise<void> {
+  /**
+   * Removes a session from residency, releasing its lease unless it was lost. With
+   * `only`, nothing happens unless that very resident is still the one here (a session
+   * broken and already reloaded is not dropped by a late reaction to the old one).
+   */
+  async deactivate(sessionId: string, releaseLease = true, only?: ResidentParts): Promise<void> {
     const r = this.#resident.get(sessionId);
-    if (r === undefined) return;
+    if (r === undefined || (only !== undefined && r.appender !== only.appender)) return;
     this.#resident.delete(sessionId);
     r.sub.unsubscribe();
     r.session.abandon();
@@ -238,20 +246,50 @@ export class RuntimeHost {
     if (releaseLease) await this.leases.release(sessionId);
   }
 
+  /**
+   * Loads with bounded retries (docs/decisions/0110): a takeover whose stream read failed,
+   * or whose fences found an earlier writer still writing, has written nothing and given its
+   * lease back; it is tried again after a pause, and then reported `takeover_failed`.
+   */
   async #load(sessionId: string, mode: ActivationMode): Promise<Resident> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.#loadOnce(sessionId, mode);
+      } catch (err) {
+        const failed = err instanceof RuntimeError && err.code === 'takeover_failed';
+        if (!failed || attempt >= TAKEOVER_RETRY_DELAYS_MS.length) throw err;
+        this.#o.logger.warn({ err, sessionId, attempt }, 'takeover failed; retrying');
+        await new Promise((r) => setTimeout(r, TAKEOVER_RETRY_DELAYS_MS[attempt]));
+      }
+    }
+  }
+
+  async #loadOnce(sessionId: string, mode: ActivationMode): Promise<Resident> {
     // Reads first: an unknown id must never hold a lease, not even while it is looked up.
     if (mode === 'op' && (await this.#traceOf(sessionId)) === undefined) throw unknown(sessionId);
     const { tookOverFrom } = await this.leases.acquire(sessionId);
     try {
       const deps: SessionLoaderDeps = { ...this.#o, logger: this.#o.logger };
-      const facts = await loadSessionFacts(deps, sessionId);
+      const facts = await loadSessionFacts(deps, sessionId).catch((cause: unknown) => {
+        throw new RuntimeError(
+          'takeover_failed',
+          `session ${sessionId} could not be loaded: the stream or database read failed`,
+          { sessionId, retryable: true },
+          { cause },
+        );
+      });
       if (mode === 'create' && facts.exists)
         throw new RuntimeError('session_exists', `session ${sessionId} exists`);
       // A lease taken over from a dead owner is a session that was opened and said nothing.
       if (mode === 'op' && !facts.exists && tookOverFrom === undefined) throw unknown(sessionId);
       const parts = await buildResidentSession(
         this.#o,
-        { leases: this.leases, tools: this.#toolMap, tookOverFrom },
+        {
+          leases: this.leases,
+          tools: this.#toolMap,
+          tookOverFrom,
+          onBroken: (error) => this.#onBroken(sessionId, error),
+        },
         sessionId,
         facts,
       );
@@ -334,7 +372,7 @@ export class RuntimeHost {
     } catch (err) {
       m.respond(JSON.stringify(errorReply(err)));
       if (r.appender.broken !== undefined) {
-        await this.deactivate(sessionId, r.appender.broken.code !== 'fenced');
+        await this.deactivate(sessionId, r.appender.broken.code !== 'fenced', r);
       }
     } finally {
       r.operations -= 1;
@@ -342,6 +380,18 @@ export class RuntimeHost {
     }
     if (this.#resident.size > this.#o.residency.highWater)
       await this.rebalance(this.#o.clock.now());
+  }
+
+  /**
+   * A session whose append failed leaves residency at once (its in-memory state is no
+   * longer the stream's). A fenced one was taken by another instance: its lease is not ours
+   * to release. The next operation cold-recovers it wherever it lands.
+   */
+  #onBroken(sessionId: string, error: AppendError): void {
+    const r = this.#resident.get(sessionId);
+    if (r === undefined || r.appender.broken !== error) return;
+    this.#o.logger.warn({ sessionId, err: error }, 'session cannot append; leaving residency');
+    void this.deactivate(sessionId, error.code !== 'fenced', r);
   }
 
   #onLeaseLost(sessionId: string, reason: string): void {

@@ -1,10 +1,4 @@
-import {
-  lastMessageOn,
-  lastSessionSequence,
-  loadSessionFence,
-  type SessionFence,
-  sequenceOf,
-} from '@agentwire/bus';
+import { readSessionTip, type SessionFence } from '@agentwire/bus';
 import { decodeSessionEvent, type Names } from '@agentwire/contracts';
 import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -25,7 +19,8 @@ export interface SessionFacts {
   readonly transcript: readonly TranscriptRow[];
   /**
    * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
-   * stream's tip across `ev` and `tx` and the durable mark `sessions.last_sequence`.
+   * stream's highest number across `ev` and every `tx` subject (read with the fences, in
+   * the order of docs/decisions/0110) and the durable mark `sessions.last_sequence`.
    */
   readonly lastSequence: number;
   /**
@@ -56,34 +51,35 @@ export interface SessionLoaderDeps {
 
 /**
  * Cold recovery's reads (R10.4, DESIGN.md flow 5): the session row and transcript from
- * Postgres, the stream tip and fence from JetStream, and a replay of the `ev` subject for
- * an unsealed turn (flow 6). The runtime only reads Postgres.
+ * Postgres, the stream's fences and numbers from JetStream ({@link readSessionTip}), and a
+ * replay of the `ev` subject for an unsealed turn (flow 6), read after the fences so that it
+ * sees at least what they cover. Any failed read rejects: a takeover never numbers from
+ * Postgres alone (issue 21). The runtime only reads Postgres.
  */
 export async function loadSessionFacts(
   deps: SessionLoaderDeps,
   sessionId: string,
 ): Promise<SessionFacts> {
-  const [row, pgLast, tip, evLast, fence, transcript, admitted] = await Promise.all([
+  const [tip, row, pgLast, transcript, admitted] = await Promise.all([
+    readSessionTip(deps.jsm, deps.names, sessionId),
     getSession(deps.db, sessionId),
     getLastSequence(deps.db, sessionId),
-    lastSessionSequence(deps.jsm, deps.names, sessionId),
-    lastMessageOn(deps.jsm, deps.names.eventsStream, deps.names.eventSubject(sessionId)),
-    loadSessionFence(deps.jsm, deps.names, sessionId),
     loadTranscriptRows(deps.db, sessionId),
     listInputs(deps.db, sessionId, { status: ['admitted'] }),
   ]);
-  const scan = evLast === null ? new TurnScanner().result() : await scanTurns(deps, sessionId);
+  const scan =
+    tip.lastDurableNumber === 0 ? new TurnScanner().result() : await scanTurns(deps, sessionId);
   const persisted = row !== undefined && row.created_at !== null;
   const leftover = new Set([...admitted.map((r) => r.id), ...scan.waitingInputIds]);
   for (const id of scan.settledInputIds) leftover.delete(id);
   return {
-    exists: row !== undefined || tip !== null,
+    exists: row !== undefined || tip.lastNumber > 0,
     persisted,
     title: row?.title ?? null,
     transcript,
-    lastSequence: Math.max(tip?.sequenceNumber ?? 0, pgLast),
-    lastDurableSequence: Math.max(evLast === null ? 0 : sequenceOf(evLast), pgLast),
-    fence,
+    lastSequence: Math.max(tip.lastNumber, pgLast),
+    lastDurableSequence: Math.max(tip.lastDurableNumber, pgLast),
+    fence: tip.fence,
     scan,
     leftoverInputIds: [...leftover],
   };

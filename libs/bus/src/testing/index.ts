@@ -1,0 +1,7 @@
+export {
+  duplicateNumbers,
+  type RetainedMessage,
+  readSessionMessages,
+  recordSessionMessages,
+  type SessionRecording,
+} from './read-session-messages.ts';
