@@ -194,7 +194,21 @@ function badInputs(): BadInput[] {
     commandInput('command-json', save, 'malformed_json', /malformed JSON/, {
       body: 'kind=save_part',
     }),
+    // Last: by then its twin, the first good event, was applied. Another event, same number.
+    eventInput(
+      'sequence-conflict',
+      { ...firstGoodEvent(), id: 'bad-sequence-conflict' },
+      'sequence_conflict',
+      /carries number \d+ of session dl-\d, which event .+ has/,
+    ),
   ];
+}
+
+/** The first event among the good items (published before the last bad input). */
+function firstGoodEvent(): SessionEvent {
+  const first = items.find((i) => i.kind === 'event');
+  if (first?.kind !== 'event') throw new Error('the workload has no event');
+  return first.event;
 }
 
 describe('bad input never poisons a consumer (issue 4 "Done when" 5)', () => {

@@ -1,5 +1,6 @@
 import {
   decodeSessionEvent,
+  eventIdOfMessageId,
   HEADERS,
   isDurableEventType,
   isEventType,
@@ -63,7 +64,12 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
   if (!isDurableEventType(event.type)) {
     return {
       kind: 'apply',
-      value: { kind: 'mark', sessionId: event.sessionId, sequence: event.sequenceNumber },
+      value: {
+        kind: 'mark',
+        sessionId: event.sessionId,
+        sequence: event.sequenceNumber,
+        eventId: event.id,
+      },
     };
   }
   return { kind: 'apply', value: { kind: 'event', event: event as DurableEvent } };
@@ -87,7 +93,16 @@ function markFromHeaders(msg: JsMsg): Decoded<EventItem> | undefined {
   if (sessionId === undefined || !SUBJECT_TOKEN_PATTERN.test(sessionId)) {
     return invalid('subject_mismatch', `subject ${msg.subject} names no valid session`);
   }
-  return { kind: 'apply', value: { kind: 'mark', sessionId, sequence } };
+  const msgId = msg.headers?.get(HEADERS.msgId) ?? '';
+  return {
+    kind: 'apply',
+    value: {
+      kind: 'mark',
+      sessionId,
+      sequence,
+      ...(msgId === '' ? {} : { eventId: eventIdOfMessageId(msgId) }),
+    },
+  };
 }
 
 /** What is wrong with a parsed event given its subject and `Aw-Seq` header, if anything. */

@@ -20,6 +20,7 @@ export type InvalidCode =
   | 'subject_mismatch'
   | 'header_mismatch'
   | 'invalid_header'
+  | 'sequence_conflict'
   | 'apply_failed';
 
 /** Shorthand for an invalid outcome. */

@@ -10,6 +10,7 @@ import type { BatchHandler } from './batch-consumer.ts';
 import { decodeEventMessage } from './decode-event-message.ts';
 import { type EventItem, sessionMarks } from './event-item.ts';
 import { inputLockKey, lockKeys } from './lock-keys.ts';
+import { SessionNumbers } from './session-numbers.ts';
 
 /**
  * The events consumer's handler (DESIGN.md flow 2): decodes `ev` messages and applies a
@@ -24,8 +25,9 @@ export function eventBatchHandler(
   db: Kysely<Database>,
   maxMessageBytes: number,
 ): BatchHandler<EventItem> {
+  const numbers = new SessionNumbers();
   return {
-    decode: (msg) => decodeEventMessage(msg, { maxMessageBytes }),
+    decode: (msg) => numbers.check(decodeEventMessage(msg, { maxMessageBytes })),
     attributes: (item) =>
       item.kind === 'event'
         ? {

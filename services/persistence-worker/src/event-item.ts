@@ -7,7 +7,13 @@ import type { DurableEvent } from '@agentwire/store';
  */
 export type EventItem =
   | { readonly kind: 'event'; readonly event: DurableEvent }
-  | { readonly kind: 'mark'; readonly sessionId: string; readonly sequence: number };
+  | {
+      readonly kind: 'mark';
+      readonly sessionId: string;
+      readonly sequence: number;
+      /** The event id (`Nats-Msg-Id`, or the body's), when the message carries one. */
+      readonly eventId?: string;
+    };
 
 /** The highest number per session among the non-durable items (`mark`s) of a batch. */
 export function sessionMarks(items: readonly EventItem[]): Map<string, number> {

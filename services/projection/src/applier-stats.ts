@@ -4,6 +4,8 @@ export interface ApplierStats {
   duplicates: number;
   gapNaks: number;
   casConflicts: number;
+  /** Two different events with one number (dead-lettered `sequence_conflict`). */
+  sequenceConflicts: number;
   deadLettered: number;
   storeErrors: number;
   commits: number;
@@ -30,6 +32,7 @@ export function createApplierStats(): ApplierStats {
     duplicates: 0,
     gapNaks: 0,
     casConflicts: 0,
+    sequenceConflicts: 0,
     deadLettered: 0,
     storeErrors: 0,
     commits: 0,

@@ -29,7 +29,7 @@ export async function applySession<P>(
     const drained = state.queue.drain(known.last);
     for (const d of drained.duplicates) d.item.ack();
     ctx.stats.duplicates += drained.duplicates.length;
-    deadLetterConflicts(ctx, sessionId, drained.conflicts, known.last);
+    deadLetterConflicts(ctx, sessionId, drained, known.last);
     if (drained.apply.length === 0) {
       // A notice arrived before the event that follows it: the cached row is stale.
       if (state.queue.size === 0 || reread || state.noticed <= known.last) break;

@@ -1,6 +1,6 @@
 import type { ApplierContext } from './applier-context.ts';
 import type { Delivery } from './delivery.ts';
-import type { Held } from './session-queue.ts';
+import type { Drained, Held } from './session-queue.ts';
 
 /** Dead-letters one held delivery; its session waits at that sequence until repaired. */
 export function deadLetterHeld<P>(
@@ -19,14 +19,28 @@ export function deadLetterHeld<P>(
   );
 }
 
-/** Dead-letters deliveries whose `Aw-Prev-Seq` contradicts the applied sequence `last`. */
+/**
+ * Dead-letters what a drain found contradictory: deliveries whose `Aw-Prev-Seq` contradicts
+ * the applied sequence `last`, and second events with an applied number (`sequence_conflict`,
+ * counted, so a metric shows what the fences of docs/decisions/0110 must make impossible).
+ */
 export function deadLetterConflicts<P>(
   ctx: ApplierContext<P>,
   sessionId: string,
-  conflicts: readonly Held<Delivery>[],
+  drained: Pick<Drained<Delivery>, 'conflicts' | 'numberConflicts'>,
   last: number,
 ): void {
-  for (const c of conflicts) {
+  for (const c of drained.numberConflicts) {
+    ctx.stats.sequenceConflicts += 1;
+    deadLetterHeld(
+      ctx,
+      sessionId,
+      c,
+      'sequence_conflict',
+      `event ${c.item.event.id} carries number ${c.seq}, which another event of the session has`,
+    );
+  }
+  for (const c of drained.conflicts) {
     deadLetterHeld(
       ctx,
       sessionId,

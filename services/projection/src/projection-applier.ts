@@ -90,7 +90,7 @@ export class ProjectionApplier<P> {
     const drained = state.queue.drain(last);
     for (const d of drained.duplicates) d.item.ack();
     this.stats.duplicates += drained.duplicates.length;
-    deadLetterConflicts(this.ctx, sessionId, drained.conflicts, last);
+    deadLetterConflicts(this.ctx, sessionId, drained, last);
   }
 
   /**

@@ -1,3 +1,4 @@
+import { NumberWitness } from '@agentwire/contracts';
 import { classifyDelivery } from './classify-delivery.ts';
 
 /** One held delivery: its ordering numbers, when it arrived, and what the caller carries. */
@@ -17,9 +18,17 @@ export interface Drained<T> {
   readonly duplicates: readonly Held<T>[];
   /** Deliveries whose `Aw-Prev-Seq` contradicts what is applied: dead-letter them. */
   readonly conflicts: readonly Held<T>[];
+  /**
+   * Another event with the number of one applied or being applied (two writers, which the
+   * runtime's fences rule out, docs/decisions/0110): dead-letter them, never apply or drop.
+   */
+  readonly numberConflicts: readonly Held<T>[];
   /** Last sequence number after `apply`. */
   readonly last: number;
 }
+
+/** How many applied numbers a queue remembers the event ids of. */
+const APPLIED_IDS = 512;
 
 /**
  * The out-of-order buffer of one session inside one projection instance (DESIGN.md flow 3).
@@ -30,6 +39,14 @@ export interface Drained<T> {
 export class SessionQueue<T> {
   private readonly byPrev = new Map<number, Held<T>[]>();
   private count = 0;
+  /** Ids of the latest numbers handed out to apply (bounded): a copy must carry the same. */
+  private readonly applied = new NumberWitness(APPLIED_IDS);
+  private readonly idOf: ((item: T) => string) | undefined;
+
+  /** With `idOf`, a second event with an applied number is a conflict, not a duplicate. */
+  constructor(idOf?: (item: T) => string) {
+    this.idOf = idOf;
+  }
 
   /** Number of held deliveries (copies included). */
   get size(): number {
@@ -58,6 +75,15 @@ export class SessionQueue<T> {
     const apply: Held<T>[] = [];
     const duplicates: Held<T>[] = [];
     const conflicts: Held<T>[] = [];
+    const numberConflicts: Held<T>[] = [];
+    const settleCopy = (held: Held<T>) => {
+      const id = this.idOf?.(held.item);
+      if (id !== undefined && this.applied.see(held.seq, id) !== undefined) {
+        numberConflicts.push(held);
+      } else {
+        duplicates.push(held);
+      }
+    };
     let current = last;
     for (;;) {
       const next = this.byPrev.get(current);
@@ -66,13 +92,15 @@ export class SessionQueue<T> {
       this.count -= next.length;
       const [first, ...copies] = next.sort((a, b) => a.seq - b.seq);
       if (first === undefined || first.seq <= current) {
-        duplicates.push(...next);
+        for (const held of next) settleCopy(held);
         continue;
       }
       apply.push(first);
+      const firstId = this.idOf?.(first.item);
+      if (firstId !== undefined) this.applied.see(first.seq, firstId);
       for (const copy of copies) {
         // Same predecessor, different number: the chain forks, which a single writer never does.
-        if (copy.seq === first.seq) duplicates.push(copy);
+        if (copy.seq === first.seq) settleCopy(copy);
         else conflicts.push(copy);
       }
       current = first.seq;
@@ -81,7 +109,7 @@ export class SessionQueue<T> {
       const keep: Held<T>[] = [];
       for (const held of list) {
         const decision = classifyDelivery(current, held.seq, held.prev);
-        if (decision === 'duplicate') duplicates.push(held);
+        if (decision === 'duplicate') settleCopy(held);
         else if (decision === 'conflict') conflicts.push(held);
         else keep.push(held);
       }
@@ -89,7 +117,7 @@ export class SessionQueue<T> {
       if (keep.length === 0) this.byPrev.delete(prev);
       else this.byPrev.set(prev, keep);
     }
-    return { apply, duplicates, conflicts, last: current };
+    return { apply, duplicates, conflicts, numberConflicts, last: current };
   }
 
   /** Puts back deliveries taken by {@link drain} that could not be committed. */

@@ -48,6 +48,28 @@ describe('SessionQueue', () => {
     expect(q.size).toBe(0);
   });
 
+  it('given two different events with one number, applies the first and reports the other, now or later', () => {
+    const q = new SessionQueue<string>((item) => item);
+    const event = (seq: number, prev: number, id: string): Held<string> => ({
+      seq,
+      prev,
+      heldSince: 0,
+      item: id,
+    });
+    q.add(event(1, 0, 'a1'));
+    q.add(event(1, 0, 'b1'));
+    q.add(event(2, 1, 'a2'));
+    const first = q.drain(0);
+    expect(first.apply.map((h) => h.item)).toEqual(['a1', 'a2']);
+    expect(first.numberConflicts.map((h) => h.item)).toEqual(['b1']);
+    // A late second writer's 2 (with the prev its own chain gave it), and a redelivered a2.
+    q.add(event(2, 1, 'b2'));
+    q.add(event(2, 1, 'a2'));
+    const later = q.drain(2);
+    expect(later.numberConflicts.map((h) => h.item)).toEqual(['b2']);
+    expect(later.duplicates.map((h) => h.item)).toEqual(['a2']);
+  });
+
   it('given copies of one event, applies one and reports the others as duplicates', () => {
     const q = new SessionQueue<string>();
     q.add(held(1, 0));

@@ -28,7 +28,7 @@ export interface SessionState<P> {
 /** The state of a session first seen at `now`: nothing held, row not read yet. */
 export function createSessionState<P>(now: number): SessionState<P> {
   return {
-    queue: new SessionQueue<Delivery>(),
+    queue: new SessionQueue<Delivery>((d) => d.event.id),
     known: undefined,
     running: false,
     again: false,

@@ -18,5 +18,5 @@ export function settleForOwner<P>(
   for (const d of drained.duplicates) d.item.ack();
   ctx.stats.ackedForOwner += drained.duplicates.length;
   if (drained.duplicates.length > 0) state.lastCheck = ctx.options.now();
-  deadLetterConflicts(ctx, sessionId, drained.conflicts, last);
+  deadLetterConflicts(ctx, sessionId, drained, last);
 }
