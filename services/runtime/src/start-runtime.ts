@@ -11,7 +11,7 @@ import type { Logger } from '@agentwire/telemetry';
 import { Kvm } from '@nats-io/kv';
 import type { RuntimeConfig } from './config.ts';
 import type { UsageRecorder } from './core/ports.ts';
-import { RuntimeHost } from './nats/runtime-host.ts';
+import { RuntimeHost, type RuntimeHostOptions } from './nats/runtime-host.ts';
 import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
@@ -59,12 +59,15 @@ function titleOptions(config: RuntimeConfig, bus: BusConnection) {
 
 /**
  * Connects, provisions idempotently (streams and the lease bucket with its TTL), and starts
- * the host's subscriptions. Used by `main.ts` and by in-process tests and benches.
+ * the host's subscriptions. Used by `main.ts` and by in-process tests and benches;
+ * `wrapHost` lets those wrap one of the host's connections (a stream manager that fails
+ * on purpose, say) before the host starts.
  */
 export async function startRuntime(
   config: RuntimeConfig,
   logger: Logger,
   usage: UsageRecorder,
+  wrapHost: (options: RuntimeHostOptions) => RuntimeHostOptions = (o) => o,
 ): Promise<StartedRuntime> {
   const instanceId = config.AW_INSTANCE_ID ?? randomIds.newId('rt');
   const names = namesOf(config.AW_PREFIX);
@@ -78,34 +81,36 @@ export async function startRuntime(
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
   const eventPublisher = new PublishPipeline(bus.nc);
-  const host = new RuntimeHost({
-    nc: bus.nc,
-    js: bus.js,
-    eventPublisher,
-    jsm: bus.jsm,
-    kv,
-    db,
-    names,
-    instanceId,
-    host: hostname(),
-    model: modelFromConfig(config),
-    tools: createWorkspaceTools({ root: config.AW_WORKSPACE_ROOT }),
-    workspaceRoot: config.AW_WORKSPACE_ROOT,
-    clock: { now: () => Date.now() },
-    ids: randomIds,
-    logger,
-    usage,
-    leaseTtlMs: config.AW_LEASE_TTL_MS,
-    permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
-    confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
-    maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
-    ...(config.AW_TITLE_GENERATION === 'on' ? { title: titleOptions(config, bus) } : {}),
-    residency: {
-      target: config.AW_RESIDENT_TARGET,
-      highWater: config.AW_RESIDENT_HIGH_WATER,
-      idleTimeoutMs: config.AW_RESIDENT_IDLE_MS,
-    },
-  });
+  const host = new RuntimeHost(
+    wrapHost({
+      nc: bus.nc,
+      js: bus.js,
+      eventPublisher,
+      jsm: bus.jsm,
+      kv,
+      db,
+      names,
+      instanceId,
+      host: hostname(),
+      model: modelFromConfig(config),
+      tools: createWorkspaceTools({ root: config.AW_WORKSPACE_ROOT }),
+      workspaceRoot: config.AW_WORKSPACE_ROOT,
+      clock: { now: () => Date.now() },
+      ids: randomIds,
+      logger,
+      usage,
+      leaseTtlMs: config.AW_LEASE_TTL_MS,
+      permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
+      confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
+      maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
+      ...(config.AW_TITLE_GENERATION === 'on' ? { title: titleOptions(config, bus) } : {}),
+      residency: {
+        target: config.AW_RESIDENT_TARGET,
+        highWater: config.AW_RESIDENT_HIGH_WATER,
+        idleTimeoutMs: config.AW_RESIDENT_IDLE_MS,
+      },
+    }),
+  );
   await host.start();
   logger.info({ instanceId, prefix: names.prefix }, 'runtime accepting');
   return {

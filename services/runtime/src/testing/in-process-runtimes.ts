@@ -7,6 +7,7 @@ import { createDatabase, migrate } from '@agentwire/store';
 import { noopLogger } from '@agentwire/telemetry';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { RuntimeConfig } from '../config.ts';
+import type { RuntimeHostOptions } from '../nats/runtime-host.ts';
 import { type StartedRuntime, startRuntime } from '../start-runtime.ts';
 
 /** Options of {@link startInProcessRuntimes}. */
@@ -19,6 +20,8 @@ export interface InProcessRuntimesOptions<Ids extends readonly string[]> {
   readonly workspaceFiles?: Readonly<Record<string, string>>;
   /** Added to every runtime's configuration (over `AW_CONFIRM_TIMEOUT_MS: '200'`). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Wraps the host options of the runtime with that instance id (fault injection). */
+  readonly wrapHost?: Readonly<Record<string, (options: RuntimeHostOptions) => RuntimeHostOptions>>;
 }
 
 /** A test file's runtimes, running in the test process, and the servers they use. */
@@ -73,7 +76,7 @@ export async function startInProcessRuntimes<const Ids extends readonly string[]
         AW_CONFIRM_TIMEOUT_MS: '200',
         ...options.env,
       });
-      started.push(await startRuntime(config, noopLogger, usage));
+      started.push(await startRuntime(config, noopLogger, usage, options.wrapHost?.[instanceId]));
     }
     bus = await connectBus({ servers: env.natsUrl, name: `${options.tag}-int` });
   } catch (err) {
