@@ -153,6 +153,12 @@ async function ensureLeaseBucket(
   const status = await kv.status();
   const info = await jsm.streams.info(status.streamInfo.config.name);
   if (info.config.max_age !== nanos(ttlMs)) {
-    await jsm.streams.update(info.config.name, { ...info.config, max_age: nanos(ttlMs) });
+    // The broker refuses a duplicate window longer than the age limit: shorten both.
+    const duplicateWindow = Math.min(info.config.duplicate_window ?? nanos(ttlMs), nanos(ttlMs));
+    await jsm.streams.update(info.config.name, {
+      ...info.config,
+      max_age: nanos(ttlMs),
+      duplicate_window: duplicateWindow,
+    });
   }
 }

@@ -20,7 +20,7 @@ export interface StartServiceOptions {
    * gave the port and `GET /readyz` on it answers 200.
    */
   readonly readyWhen?: string;
-  /** Rejects when not ready within this many ms (default 30 s). */
+  /** Rejects when not ready within this many ms (default 90 s: start-up on a saturated machine). */
   readonly timeoutMs?: number;
 }
 
@@ -36,7 +36,7 @@ export async function startServiceProcess(
   env: Readonly<Record<string, string>>,
   options: StartServiceOptions = {},
 ): Promise<ServiceProcess> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? 90_000;
   const child = spawn(process.execPath, [main], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -17,6 +17,8 @@ export interface RuntimeStackOptions {
   readonly runtimeEnv?: Readonly<Record<string, string>>;
   /** Also start a title sidecar process (flow 4). */
   readonly titleSidecar?: boolean;
+  /** Also start a projection process (flow 3). */
+  readonly projection?: boolean;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -30,6 +32,7 @@ export interface RuntimeStack {
   readonly db: ReturnType<typeof createDatabase>;
   readonly worker: ServiceProcess;
   readonly sidecar: ServiceProcess | undefined;
+  readonly projection: ServiceProcess | undefined;
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
@@ -58,7 +61,7 @@ export async function startRuntimeStack(
   const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const [worker, sidecar] = await Promise.all([
+  const [worker, sidecar, projection] = await Promise.all([
     startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
       readyWhen: 'persistence-worker started',
     }),
@@ -66,6 +69,13 @@ export async function startRuntimeStack(
       ? startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
           readyWhen: 'title sidecar serving',
         })
+      : undefined,
+    options.projection === true
+      ? startServiceProcess(
+          SERVICE_MAINS.projection,
+          { ...common, HTTP_PORT: '0' },
+          { readyWhen: 'projection http listening' },
+        )
       : undefined,
   ]);
   const runtimes = new Map<string, ServiceProcess>();
@@ -86,14 +96,19 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), worker, sidecar]) proc?.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), worker, sidecar, projection]) proc?.kill('SIGKILL');
     await env.dispose();
     throw err;
   }
   const bus = await connectBus({ servers: env.natsUrl, name: options.name });
   const db = createDatabase(env.databaseUrl, { poolSize: 2 });
   const stop = async () => {
-    const procs = [...runtimes.values(), worker, ...(sidecar === undefined ? [] : [sidecar])];
+    const procs = [
+      ...runtimes.values(),
+      worker,
+      ...(sidecar === undefined ? [] : [sidecar]),
+      ...(projection === undefined ? [] : [projection]),
+    ];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
     await deleteProvisioned(bus.jsm, names);
@@ -126,6 +141,7 @@ export async function startRuntimeStack(
     db,
     worker,
     sidecar,
+    projection,
     runtimes,
     startRuntime,
     killRuntime,
