@@ -94,12 +94,9 @@ export function followSession(
         if (isFenceMarker(m.headers)) continue;
         const hinted = headerSequence(m.headers);
         if (hinted !== undefined && hinted <= last) {
-          checkNumber(
-            witness,
-            sessionId,
-            hinted,
-            m.headers?.get(HEADERS.msgId) || idInBody(m.data),
-          );
+          const msgId = m.headers?.get(HEADERS.msgId);
+          const id = msgId ? eventIdOfMessageId(msgId) : idInBody(m.data);
+          checkNumber(witness, sessionId, hinted, id);
           continue;
         }
         const previous = headerPreviousSequence(m.headers);

@@ -85,8 +85,19 @@ describe('lease takeover judges liveness by the owner connection, never by one l
 
   it('an owner that comes back within the confirmation window keeps its lease', async () => {
     await manager('returning').acquire('s-returning');
-    const taker = manager('taker4').acquire('s-returning');
-    // It reconnects (its ping subscription reappears) before the second ping.
+    let pings = 0;
+    const counting = new Proxy(nc, {
+      get: (target, prop) =>
+        prop === 'request'
+          ? (...args: Parameters<NatsConnection['request']>) =>
+              target.request(...args).finally(() => {
+                pings += 1;
+              })
+          : Reflect.get(target, prop, target),
+    });
+    const taker = manager('taker4', [], 1_500, counting).acquire('s-returning');
+    // It reconnects (its ping subscription reappears) after the first ping, before the second.
+    await waitUntil(() => pings === 1, { what: 'the first ping' });
     const sub = nc.subscribe(pingSubject('returning'), {
       callback: (_e, m) => void m.respond('pong'),
     });
