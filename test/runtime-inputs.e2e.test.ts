@@ -210,4 +210,39 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
     );
     await startRuntime(owner);
   });
+
+  it('two sessions using one input id each get their turn, their ledger row and their message (issue 9)', async () => {
+    const [one, two] = [await openSession(), await openSession()];
+    const inputId = `shared-${Date.now()}`;
+    const [a, b] = await Promise.all([
+      client.op(one.sid, 'prompt', { text: 'first session', inputId, wait: true }, 60_000),
+      client.op(two.sid, 'prompt', { text: 'second session', inputId, wait: true }, 60_000),
+    ]);
+    expect(a).toMatchObject({ ok: true, status: 'complete', inputId });
+    expect(b).toMatchObject({ ok: true, status: 'complete', inputId });
+    for (const [sid, text] of [
+      [one.sid, 'first session'],
+      [two.sid, 'second session'],
+    ] as const) {
+      await waitUntil(
+        async () => (await ledger(sid)).some((r) => r.id === inputId && r.status === 'promoted'),
+        { timeoutMs: 20_000, what: `${sid}'s ledger row promoted` },
+      );
+      const rows = await ledger(sid);
+      expect(rows).toHaveLength(1);
+      const message = await db
+        .selectFrom('messages')
+        .select(['id'])
+        .where('session_id', '=', sid)
+        .where('role', '=', 'user')
+        .execute();
+      expect(message.map((m) => m.id)).toEqual([rows[0]?.message_id]);
+      const parts = await db
+        .selectFrom('parts')
+        .select(['data'])
+        .where('message_id', '=', rows[0]?.message_id ?? '')
+        .execute();
+      expect(JSON.stringify(parts.map((p) => p.data))).toContain(text);
+    }
+  });
 });

@@ -21,6 +21,7 @@ import {
 import { type DurableEvent, ledgerCloseForDiscard } from './durable-events.ts';
 import { keyedEntryId } from './entries-repository.ts';
 import { goalVerificationDivider } from './goal-verification-divider.ts';
+import { ledgerKey } from './ledger-repository.ts';
 import type { MessageInput, PartInput } from './messages-repository.ts';
 import type { Database } from './schema.ts';
 
@@ -142,10 +143,12 @@ export async function applyDurableEvents(
   };
   for (const e of sorted) collect(rows, e);
   const byId = (r: { readonly id: string }) => r.id;
+  const byRow = (r: { readonly id: string; readonly sessionId: string }) =>
+    ledgerKey(r.sessionId, r.id);
   // The ledger first (one statement per kind of write: same table), ...
-  for (const round of rounds(rows.admits, byId)) await admitInputs(trx, round);
-  for (const round of rounds(rows.changes, byId)) await changeInputDeliveries(trx, round);
-  for (const round of rounds(rows.closes, byId)) await settleInputs(trx, round);
+  for (const round of rounds(rows.admits, byRow)) await admitInputs(trx, round);
+  for (const round of rounds(rows.changes, byRow)) await changeInputDeliveries(trx, round);
+  for (const round of rounds(rows.closes, byRow)) await settleInputs(trx, round);
   // ... then the first round of every other table and the sessions' high-water marks in one
   // statement (distinct tables), then any further rounds (a repeated id in the batch).
   const [entries = [], ...entryRounds] = rounds(rows.entries, byId);

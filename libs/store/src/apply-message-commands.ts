@@ -11,7 +11,7 @@ import {
   upsertParts,
   upsertPartsSql,
 } from './batch-writes.ts';
-import type { LedgerStatusValue } from './ledger-repository.ts';
+import { type LedgerStatusValue, ledgerKey } from './ledger-repository.ts';
 import type { MessageInput, PartInput } from './messages-repository.ts';
 import { messageInput, partInput } from './persistence-commands.ts';
 import type { Database } from './schema.ts';
@@ -220,8 +220,10 @@ async function promote(
     c.kind === 'save_user_message' && c.promoteInputId !== undefined ? [{ i, c }] : [],
   );
   if (promotions.length === 0) return outcome;
-  const missed: { i: number; id: string; messageId: string }[] = [];
-  for (const round of rounds(promotions, (p) => p.c.promoteInputId as string)) {
+  const missed: { i: number; key: string; sessionId: string; id: string; messageId: string }[] = [];
+  const keyOf = (c: MessageCommand & { kind: 'save_user_message' }) =>
+    ledgerKey(c.sessionId, c.promoteInputId as string);
+  for (const round of rounds(promotions, (p) => keyOf(p.c))) {
     const ids = await settleInputs(
       trx,
       round.map(({ c }) => ({
@@ -235,23 +237,25 @@ async function promote(
       })),
     );
     for (const { i, c } of round) {
-      if (ids.has(c.promoteInputId as string)) outcome.set(i, 'promoted');
-      else missed.push({ i, id: c.promoteInputId as string, messageId: c.message.id });
+      if (ids.has(keyOf(c))) outcome.set(i, 'promoted');
+      else
+        missed.push({
+          i,
+          key: keyOf(c),
+          sessionId: c.sessionId,
+          id: c.promoteInputId as string,
+          messageId: c.message.id,
+        });
     }
   }
   if (missed.length === 0) return outcome;
-  const rows = await trx
-    .selectFrom('session_inputs')
-    .select(['id', 'status', 'message_id'])
-    .where(
-      'id',
-      'in',
-      missed.map((m) => m.id),
-    )
-    .execute();
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const rows = await sql<{ key: string; status: string; message_id: string | null }>`
+    select session_id || '/' || id as key, status, message_id from session_inputs
+    where (session_id, id) in (select * from unnest(${missed.map((m) => m.sessionId)}::text[],
+      ${missed.map((m) => m.id)}::text[]))`.execute(trx);
+  const byKey = new Map(rows.rows.map((r) => [r.key, r]));
   for (const m of missed) {
-    const row = byId.get(m.id);
+    const row = byKey.get(m.key);
     if (row?.status === 'promoted' && row.message_id === m.messageId) {
       outcome.set(m.i, 'already_promoted');
     } else {

@@ -264,7 +264,7 @@ export interface AdmitRow {
   readonly at: number | string | Date;
 }
 
-/** Many {@link admitInput}s of distinct ids. */
+/** Many {@link admitInput}s of distinct rows (`ledgerKey`). */
 export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[]) {
   const data = JSON.stringify(
     rows.map((a) => ({
@@ -284,7 +284,7 @@ export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[
       admitted_at
     from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, kind text,
       delivery text, deliveries jsonb, payload jsonb, seq bigint, admitted_at timestamptz)
-    on conflict (id) do update set kind = excluded.kind, payload = excluded.payload,
+    on conflict (session_id, id) do update set kind = excluded.kind, payload = excluded.payload,
       admitted_seq = excluded.admitted_seq, position = excluded.position,
       admitted_at = excluded.admitted_at, ${MERGE_DELIVERY}
     where session_inputs.admitted_seq is null`.execute(db);
@@ -298,7 +298,7 @@ export interface DeliveryChangeRow {
   readonly sequence: number;
 }
 
-/** Many {@link changeInputDelivery}s of distinct ids (facts merged, docs/decisions/0034). */
+/** Many {@link changeInputDelivery}s of distinct rows (facts merged, docs/decisions/0034). */
 export async function changeInputDeliveries(
   db: Kysely<Database>,
   rows: readonly DeliveryChangeRow[],
@@ -317,7 +317,7 @@ export async function changeInputDeliveries(
     select id, session_id, delivery, seq, deliveries, 'admitted'
     from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, delivery text,
       seq bigint, deliveries jsonb)
-    on conflict (id) do update set ${MERGE_DELIVERY}`.execute(db);
+    on conflict (session_id, id) do update set ${MERGE_DELIVERY}`.execute(db);
 }
 
 /** A close (cancelled, discarded, failed) or a promotion for {@link settleInputs}. */
@@ -332,8 +332,8 @@ export interface SettleRow {
 }
 
 /**
- * Many {@link closeInput}s / {@link promoteInput}s of distinct ids: only an `admitted` row
- * moves to its terminal state (R14.2). Returns the ids settled by this call.
+ * Many {@link closeInput}s / {@link promoteInput}s of distinct rows: only an `admitted` row
+ * moves to its terminal state (R14.2). Returns the {@link ledgerKey}s settled by this call.
  */
 export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
   const data = JSON.stringify(
@@ -357,11 +357,11 @@ export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
       from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, status text,
         status_reason text, message_id text, promoted_seq bigint, status_seq bigint,
         settled_at timestamptz)
-      on conflict (id) do update set status = excluded.status,
+      on conflict (session_id, id) do update set status = excluded.status,
         status_reason = excluded.status_reason, message_id = excluded.message_id,
         promoted_seq = excluded.promoted_seq, status_seq = excluded.status_seq,
         settled_at = excluded.settled_at, ${CLOSE_DELIVERY}
       where session_inputs.status = 'admitted'
-      returning id`,
+      returning session_id || '/' || id as id`,
   );
 }

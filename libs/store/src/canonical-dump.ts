@@ -10,7 +10,7 @@ const DUMP_TABLES: Readonly<
   messages: { orderBy: ['id'], omit: [] },
   parts: { orderBy: ['id'], omit: [] },
   session_entries: { orderBy: ['id'], omit: [] },
-  session_inputs: { orderBy: ['id'], omit: [] },
+  session_inputs: { orderBy: ['session_id', 'id'], omit: [] },
   session_projections: { orderBy: ['session_id'], omit: ['updated_at'] },
   processed_messages: { orderBy: ['scope', 'id'], omit: ['processed_at'] },
 };

@@ -156,7 +156,7 @@ describe('applyDurableEvent: R6 entries', () => {
 describe('applyDurableEvent: the input ledger (R14)', () => {
   it('admits once, changes delivery while admitted, closes as cancelled', async () => {
     await applyAll([queued(2), queued(2), deliveryChanged(3), discarded(4, 'user_removed')]);
-    const row = await getInput(ctx.db, 'in1');
+    const row = await getInput(ctx.db, 's1', 'in1');
     expect(row).toMatchObject({
       status: 'cancelled',
       status_reason: 'user_removed',
@@ -174,11 +174,14 @@ describe('applyDurableEvent: the input ledger (R14)', () => {
   it('maps discard reasons: turn_cancelled -> discarded; promoted -> untouched', async () => {
     await applyAll([queued(2, 'a'), discarded(3, 'turn_cancelled', 'a')]);
     await applyAll([queued(4, 'b'), discarded(5, 'promoted', 'b')]);
-    expect(await getInput(ctx.db, 'a')).toMatchObject({
+    expect(await getInput(ctx.db, 's1', 'a')).toMatchObject({
       status: 'discarded',
       status_reason: 'turn_cancelled',
     });
-    expect(await getInput(ctx.db, 'b')).toMatchObject({ status: 'admitted', status_reason: null });
+    expect(await getInput(ctx.db, 's1', 'b')).toMatchObject({
+      status: 'admitted',
+      status_reason: null,
+    });
   });
 
   it('gives the same rows for every arrival order of queued, delivery_changed and discarded', async () => {
@@ -187,7 +190,7 @@ describe('applyDurableEvent: the input ledger (R14)', () => {
 
   it('a delivery change arriving before its admission is kept', async () => {
     await applyAll([deliveryChanged(3), queued(2)]);
-    expect(await getInput(ctx.db, 'in1')).toMatchObject({
+    expect(await getInput(ctx.db, 's1', 'in1')).toMatchObject({
       delivery: 'queue',
       status: 'admitted',
       admitted_seq: 2,
@@ -222,7 +225,7 @@ describe('applyDurableEvent: the input ledger (R14)', () => {
     await applyAll([queued(2), deliveryChanged(3)]);
     await promote();
     expect(await canonicalDump(ctx.db)).toEqual(promotedFirst);
-    expect(await getInput(ctx.db, 'in1')).toMatchObject({
+    expect(await getInput(ctx.db, 's1', 'in1')).toMatchObject({
       status: 'promoted',
       message_id: 'm1',
       delivery: 'queue',

@@ -77,7 +77,7 @@ async function rowOfEveryOrder(writes: readonly Write[]) {
     dumps.add(JSON.stringify(await canonicalDump(ctx.db)));
   }
   expect(dumps.size).toBe(1);
-  return getInput(ctx.db, 'in1');
+  return getInput(ctx.db, 's1', 'in1');
 }
 
 describe('ledger delivery changes (R14.2: only while admitted, whatever the arrival order)', () => {

@@ -53,7 +53,7 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
       })
       .onConflict((oc) =>
         oc
-          .column('id')
+          .columns(['session_id', 'id'])
           .doUpdateSet({
             kind: (eb) => eb.ref('excluded.kind'),
             payload: (eb) => eb.ref('excluded.payload'),
@@ -99,7 +99,7 @@ export async function changeInputDelivery(
         deliveries: json({ [args.sequence]: args.delivery }),
         status: 'admitted',
       })
-      .onConflict((oc) => oc.column('id').doUpdateSet(mergeDeliverySet))
+      .onConflict((oc) => oc.columns(['session_id', 'id']).doUpdateSet(mergeDeliverySet))
       .execute(),
   );
 }
@@ -137,7 +137,7 @@ export async function closeInput(
       })
       .onConflict((oc) =>
         oc
-          .column('id')
+          .columns(['session_id', 'id'])
           .doUpdateSet({
             status: (eb) => eb.ref('excluded.status'),
             status_reason: (eb) => eb.ref('excluded.status_reason'),
@@ -197,7 +197,7 @@ export async function promoteInput(
     })
     .onConflict((oc) =>
       oc
-        .column('id')
+        .columns(['session_id', 'id'])
         .doUpdateSet({
           status: 'promoted',
           message_id: (eb) => eb.ref('excluded.message_id'),
@@ -214,6 +214,7 @@ export async function promoteInput(
   const current = await trx
     .selectFrom('session_inputs')
     .select(['status', 'message_id'])
+    .where('session_id', '=', args.sessionId)
     .where('id', '=', args.id)
     .executeTakeFirstOrThrow();
   if (current.status === 'promoted' && current.message_id === args.messageId) {
@@ -227,14 +228,25 @@ export async function promoteInput(
   };
 }
 
-/** Reads one ledger row by id (R16.4), including a row not yet admitted. */
+/** Reads one ledger row of a session by input id (R16.4), including one not yet admitted. */
 export async function getInput(
   db: Kysely<Database>,
+  sessionId: string,
   id: string,
 ): Promise<SessionInputRow | undefined> {
   return withStoreError('getInput', () =>
-    db.selectFrom('session_inputs').selectAll().where('id', '=', id).executeTakeFirst(),
+    db
+      .selectFrom('session_inputs')
+      .selectAll()
+      .where('session_id', '=', sessionId)
+      .where('id', '=', id)
+      .executeTakeFirst(),
   );
+}
+
+/** The key of one ledger row (docs/decisions/0111): an input id is unique within its session. */
+export function ledgerKey(sessionId: string, id: string): string {
+  return `${sessionId}/${id}`;
 }
 
 /**

@@ -116,7 +116,7 @@ describe('saveUserMessage with promotion (R7.3, R14.2)', () => {
       promoted: 'already_promoted',
     });
     expect(await canonicalDump(ctx.db)).toEqual(once);
-    expect(await getInput(ctx.db, 'in1')).toMatchObject({
+    expect(await getInput(ctx.db, 's1', 'in1')).toMatchObject({
       status: 'promoted',
       message_id: 'm1',
       promoted_seq: 5,
@@ -137,7 +137,10 @@ describe('saveUserMessage with promotion (R7.3, R14.2)', () => {
     }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreError);
     expect(err).toMatchObject({ kind: 'bad_data', retryable: false });
-    expect(await getInput(ctx.db, 'in1')).toMatchObject({ status: 'admitted', message_id: null });
+    expect(await getInput(ctx.db, 's1', 'in1')).toMatchObject({
+      status: 'admitted',
+      message_id: null,
+    });
     expect(await loadTranscript(ctx.db, 's1')).toEqual([]);
   });
 

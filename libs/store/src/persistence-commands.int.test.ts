@@ -42,7 +42,7 @@ describe('applyPersistenceCommand (R7)', () => {
     for (const c of ALL)
       expect(await applyPersistenceCommand(ctx.db, c)).toEqual({ outcome: 'duplicate' });
     expect(await canonicalDump(ctx.db)).toEqual(once);
-    expect(await getInput(ctx.db, 'input-1')).toMatchObject({
+    expect(await getInput(ctx.db, 'session-1', 'input-1')).toMatchObject({
       status: 'promoted',
       message_id: 'msg-1',
     });

@@ -54,7 +54,7 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
           trx,
           items.flatMap(({ command: c }) =>
             c.kind === 'save_user_message' && c.promoteInputId !== undefined
-              ? [inputLockKey(c.promoteInputId)]
+              ? [inputLockKey(c.sessionId, c.promoteInputId)]
               : [],
           ),
         );

@@ -262,11 +262,11 @@ describe('bad input never poisons a consumer (issue 4 "Done when" 5)', () => {
     const lastGoodInput = [...good]
       .reverse()
       .find((i) => i.kind === 'event' && i.event.type === 'turn_steer_queued');
-    const inputId =
+    const [sessionId, inputId] =
       lastGoodInput?.kind === 'event' && lastGoodInput.event.type === 'turn_steer_queued'
-        ? lastGoodInput.event.payload.pendingInputId
-        : '';
-    expect((await getInput(runtime.db, inputId))?.admitted_seq).toBeGreaterThan(0);
+        ? [lastGoodInput.event.sessionId, lastGoodInput.event.payload.pendingInputId]
+        : ['', ''];
+    expect((await getInput(runtime.db, sessionId, inputId))?.admitted_seq).toBeGreaterThan(0);
     const messages = await sql<{ c: number }>`select count(*)::int as c from messages`.execute(
       runtime.db,
     );

@@ -53,9 +53,11 @@ function ledgerLockKeys(e: DurableEvent): string[] {
   switch (e.type) {
     case 'turn_steer_queued':
     case 'turn_steer_delivery_changed':
-      return [inputLockKey(e.payload.pendingInputId)];
+      return [inputLockKey(e.sessionId, e.payload.pendingInputId)];
     case 'turn_steer_discarded':
-      return e.payload.reason === 'promoted' ? [] : [inputLockKey(e.payload.pendingInputId)];
+      return e.payload.reason === 'promoted'
+        ? []
+        : [inputLockKey(e.sessionId, e.payload.pendingInputId)];
     default:
       return [];
   }

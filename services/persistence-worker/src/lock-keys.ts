@@ -20,9 +20,9 @@ export async function lockKeys(trx: Kysely<Database>, keys: Iterable<string>): P
     ) keys`.execute(trx);
 }
 
-/** The lock key of one ledger row (R14). */
-export function inputLockKey(inputId: string): string {
-  return `input:${inputId}`;
+/** The lock key of one ledger row (R14; a row is a session's input id, docs/decisions/0111). */
+export function inputLockKey(sessionId: string, inputId: string): string {
+  return `input:${sessionId}:${inputId}`;
 }
 
 /** Prefix mixed into each lock key, so our keys do not collide with others'. */

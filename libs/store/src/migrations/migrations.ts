@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import { initialMigration } from './0001-initial.ts';
 import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
 import { ledgerDeliveryColumnsMigration } from './0003-ledger-delivery-columns.ts';
+import { ledgerKeyPerSessionMigration } from './0004-ledger-key-per-session.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -11,6 +12,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initialMigration,
   '0002-ledger-delivery-facts': ledgerDeliveryFactsMigration,
   '0003-ledger-delivery-columns': ledgerDeliveryColumnsMigration,
+  '0004-ledger-key-per-session': ledgerKeyPerSessionMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */
