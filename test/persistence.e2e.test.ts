@@ -15,6 +15,7 @@ import {
   type TestEnvironment,
   waitUntil,
 } from '@agentwire/testing';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startWorkerProcess, type WorkerProcess } from './persistence-worker-process.ts';
 
@@ -138,6 +139,39 @@ describe('persistence workers as processes (issue 4 "Done when" 2)', () => {
     expect(await b.exited).toBe(0);
     expect(await restarted.exited).toBe(0);
     expect(b.lines.some((l) => l.includes('persistence-worker stopped'))).toBe(true);
+  });
+});
+
+describe('a worker killed inside its transaction (issue 9)', () => {
+  it('SIGKILL while pg_stat_activity shows its transaction open: every row once, nothing unacked', {
+    timeout: 240_000,
+  }, async () => {
+    const { bus, db, n, start, consumers } = await setup();
+    const items = generateWorkload({ seed: 909, items: 12_000, sessions: 60, sessionPrefix: 'tx' });
+    const victim = await start();
+    const survivor = await start();
+    const publishing = publishAll(bus.js, n, items);
+    // Not between batches: only once Postgres shows the victim's transaction in progress.
+    await waitUntil(
+      async () => {
+        const open = await sql<{ c: number }>`select count(*)::int as c from pg_stat_activity
+          where application_name = ${`persistence-worker-${victim.pid}`}
+            and xact_start is not null and state <> 'idle'`.execute(db);
+        return (open.rows[0]?.c ?? 0) > 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 5, what: "the victim's open transaction" },
+    );
+    victim.child.kill('SIGKILL');
+    expect(await victim.exited).toBe('SIGKILL');
+    await publishing;
+    await waitForConsumersIdle(bus.jsm, consumers, { timeoutMs: 180_000, intervalMs: 250 });
+    for (const backlog of await consumerBacklogs(bus.jsm, consumers)) {
+      expect(backlog).toMatchObject({ numPending: 0, numAckPending: 0 });
+    }
+    expect((await bus.jsm.streams.info(deadLetterStream(n))).state.messages).toBe(0);
+    await expectEveryRowOnce(db, items);
+    survivor.child.kill('SIGTERM');
+    expect(await survivor.exited).toBe(0);
   });
 });
 

@@ -53,6 +53,12 @@ export interface BatchConsumerOptions<T> {
   readonly tracer: Tracer;
   /** Called after a batch's commit with its messages (benchmarks measure lag with it). */
   readonly onCommitted?: (messages: readonly JsMsg[]) => void;
+  /**
+   * How often every received message not yet settled (queued, or in a committing batch) is
+   * told to the broker as in progress, so that a short ack wait redelivers only a dead
+   * worker's messages, not a slow one's. Default: never.
+   */
+  readonly keepAliveMs?: number;
 }
 
 /** A running consumer. */
@@ -87,6 +93,15 @@ export async function startBatchConsumer<T>(
   let wake: (() => void) | undefined;
   let stopping = false;
   const inFlight = new Set<Promise<void>>();
+  const committing = new Set<readonly JsMsg[]>();
+  const keepAlive =
+    options.keepAliveMs === undefined
+      ? undefined
+      : setInterval(() => {
+          for (const msg of queue) msg.working();
+          for (const batch of committing) for (const msg of batch) msg.working();
+        }, options.keepAliveMs);
+  keepAlive?.unref();
   const messages: ConsumerMessages = await options.consumer.consume({
     max_messages: options.batchSize * 2,
     callback: (msg) => {
@@ -106,7 +121,8 @@ export async function startBatchConsumer<T>(
         continue;
       }
       const prepared = prepareBatch(options, queue.splice(0, options.batchSize));
-      const committing = commitBatch(options, prepared).then(
+      committing.add(prepared.batch);
+      const commit = commitBatch(options, prepared).then(
         () => {
           const last = prepared.batch[prepared.batch.length - 1];
           if (last !== undefined) metrics.setLag(name, last.info.pending);
@@ -116,14 +132,16 @@ export async function startBatchConsumer<T>(
           for (const msg of prepared.batch) msg.nak(backoffMs(msg.info.deliveryCount));
         },
       );
-      inFlight.add(committing);
-      void committing.finally(() => {
-        inFlight.delete(committing);
+      inFlight.add(commit);
+      void commit.finally(() => {
+        inFlight.delete(commit);
+        committing.delete(prepared.batch);
         wake?.();
       });
       while (inFlight.size >= options.maxInFlight) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
+    clearInterval(keepAlive);
   })();
 
   return {

@@ -19,8 +19,11 @@ export const WorkerConfig = BaseServiceConfig.extend(DatabaseConfig.shape).exten
   AW_MAX_DELIVER: positiveInt(5),
   /** A message body larger than this is dead-lettered unread. */
   AW_MAX_MESSAGE_BYTES: positiveInt(1024 * 1024),
-  /** Time the broker waits for an ack before redelivering (a killed worker's messages). */
-  AW_ACK_WAIT_MS: positiveInt(30_000),
+  /**
+   * Time the broker waits for an ack before redelivering a killed worker's messages. Live
+   * workers keep theirs in progress three times per wait, so it can be short.
+   */
+  AW_ACK_WAIT_MS: positiveInt(3_000),
   /** Postgres connection pool size. */
   AW_PG_POOL_SIZE: positiveInt(4),
   /** Durable consumer names; change only to run an independent second set. */

@@ -94,6 +94,8 @@ export async function startPersistenceWorker(
       metrics: deps.metrics,
       logger: deps.logger.child({ consumer: durable }),
       tracer: deps.tracer,
+      // Three keep-alives per ack wait: only a dead worker's messages wait out the ack wait.
+      keepAliveMs: Math.max(100, Math.floor(settings.ackWaitMs / 3)),
       ...(deps.onCommitted === undefined
         ? {}
         : { onCommitted: (m) => deps.onCommitted?.(which, m) }),

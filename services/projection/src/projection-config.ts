@@ -19,8 +19,12 @@ export const ProjectionConfig = BaseServiceConfig.extend(DatabaseConfig.shape).e
   AW_PROJECTION_MAX_ACK_PENDING: atLeast(1, 50_000),
   /** Most out-of-order events one instance holds in memory; beyond it the newest are naked. */
   AW_PROJECTION_MAX_HELD: atLeast(1, 50_000),
-  /** How long the broker waits for an ack before redelivering (ms). */
-  AW_ACK_WAIT_MS: atLeast(1_000, 30_000),
+  /**
+   * How long the broker waits for an ack before redelivering (ms): a killed instance's
+   * deliveries come back after it. Held deliveries are kept in progress three times per
+   * wait, so it can be short (issue 9: failover within seconds).
+   */
+  AW_ACK_WAIT_MS: atLeast(1_000, 3_000),
   /**
    * How long an instance holds an out-of-order event before naking it (ms). While held, its
    * ack deadline is extended, so holding is cheaper than a nak, which would make the broker
