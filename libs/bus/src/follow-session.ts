@@ -11,6 +11,7 @@ import {
   type ConsumerMessages,
   DeliverPolicy,
   type JetStreamClient,
+  type JsMsg,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
@@ -28,6 +29,12 @@ export interface FollowSessionOptions {
    */
   readonly afterSequence: number;
   readonly logger?: Logger;
+  /**
+   * Subscribes to the connection's reconnects (`BusConnection.onReconnect`): after one, the
+   * follower recreates its consumer right after the last message it read, instead of waiting
+   * for the client library to notice that a restarted broker forgot it (issue 9).
+   */
+  readonly reconnects?: (listener: () => void) => () => void;
 }
 
 /**
@@ -83,49 +90,71 @@ export function followSession(
   const witness = new NumberWitness(RECENT_IDS);
 
   async function* run(): AsyncGenerator<SessionEvent> {
-    const consumer = await js.consumers.get(n.eventsStream, {
-      filter_subjects: n.sessionFilter(sessionId),
-      ...(await startOptions(js, n, sessionId, last)),
-    });
-    if (stopped) return;
-    messages = await consumer.consume({ max_messages: 256 });
-    try {
-      for await (const m of messages) {
-        if (isFenceMarker(m.headers)) continue;
-        const hinted = headerSequence(m.headers);
-        if (hinted !== undefined && hinted <= last) {
-          const msgId = m.headers?.get(HEADERS.msgId);
-          const id = msgId ? eventIdOfMessageId(msgId) : idInBody(m.data);
-          checkNumber(witness, sessionId, hinted, id);
-          continue;
+    // The stream sequence of the last message read: where a resumed consumer starts.
+    let read: number | undefined;
+    for (;;) {
+      const consumer = await js.consumers.get(n.eventsStream, {
+        filter_subjects: n.sessionFilter(sessionId),
+        ...(read === undefined
+          ? await startOptions(js, n, sessionId, last)
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: read + 1 }),
+      });
+      if (stopped) return;
+      const current = await consumer.consume({ max_messages: 256 });
+      messages = current;
+      let resume = false;
+      const unlisten = options.reconnects?.(() => {
+        resume = true;
+        void current.close();
+      });
+      try {
+        for await (const m of current) {
+          read = m.seq;
+          const event = accept(m);
+          if (event !== undefined) yield event;
         }
-        const previous = headerPreviousSequence(m.headers);
-        if (previous !== undefined && previous > met) {
-          throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
-        }
-        if (hinted !== undefined) met = Math.max(met, hinted);
-        const decoded = decodeSessionEvent(m.data);
-        if (!decoded.ok) {
-          logger.warn(
-            { subject: m.subject, streamSequence: m.seq, err: decoded.error },
-            'skipping invalid event',
-          );
-          continue;
-        }
-        const event = decoded.event;
-        if (event.sessionId !== sessionId) continue;
-        if (event.sequenceNumber <= last) {
-          checkNumber(witness, sessionId, event.sequenceNumber, event.id);
-          continue;
-        }
-        witness.see(event.sequenceNumber, event.id);
-        last = event.sequenceNumber;
-        met = Math.max(met, last);
-        yield event;
+      } finally {
+        unlisten?.();
+        await current.close();
       }
-    } finally {
-      await messages.close();
+      if (!resume || stopped) return;
+      logger.info({ after: last }, 'resuming after a reconnect');
     }
+  }
+
+  /** The event to yield for one message, or `undefined` (a marker, a copy, garbage). */
+  function accept(m: JsMsg): SessionEvent | undefined {
+    if (isFenceMarker(m.headers)) return undefined;
+    const hinted = headerSequence(m.headers);
+    if (hinted !== undefined && hinted <= last) {
+      const msgId = m.headers?.get(HEADERS.msgId);
+      const id = msgId ? eventIdOfMessageId(msgId) : idInBody(m.data);
+      checkNumber(witness, sessionId, hinted, id);
+      return undefined;
+    }
+    const previous = headerPreviousSequence(m.headers);
+    if (previous !== undefined && previous > met) {
+      throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
+    }
+    if (hinted !== undefined) met = Math.max(met, hinted);
+    const decoded = decodeSessionEvent(m.data);
+    if (!decoded.ok) {
+      logger.warn(
+        { subject: m.subject, streamSequence: m.seq, err: decoded.error },
+        'skipping invalid event',
+      );
+      return undefined;
+    }
+    const event = decoded.event;
+    if (event.sessionId !== sessionId) return undefined;
+    if (event.sequenceNumber <= last) {
+      checkNumber(witness, sessionId, event.sequenceNumber, event.id);
+      return undefined;
+    }
+    witness.see(event.sequenceNumber, event.id);
+    last = event.sequenceNumber;
+    met = Math.max(met, last);
+    return event;
   }
 
   const iterable = run();

@@ -191,7 +191,10 @@ export class RuntimeClient {
 
   /** Replays a session after `afterSequence`, then tails it (R15.1; see `followSession`). */
   follow(sessionId: string, afterSequence: number): SessionFollower {
-    return followSession(this.#bus.js, this.#names, sessionId, { afterSequence });
+    return followSession(this.#bus.js, this.#names, sessionId, {
+      afterSequence,
+      reconnects: (listener) => this.#bus.onReconnect(listener),
+    });
   }
 
   /** Sends an operation to `aw.rt.<sid>.<op>`. */

@@ -82,7 +82,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  * - inputs (R14.4): `empty_input`, `prompt_too_large` (R14.4 `input_too_large`; detail
  *   `limit`), `expected_turn_mismatch`, `turn_not_steerable` (`guide` into a turn being
  *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs` of an input not
- *   waiting), `duplicate_input` (an `inputId` already waiting or running);
+ *   waiting), `duplicate_input` (an `inputId` the session accepted before it was loaded
+ *   where it runs now; detail `turnId` when it got a turn: a retry of one accepted since
+ *   gets the first answer again, never a second turn);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - `internal`: anything unclassified.
  */

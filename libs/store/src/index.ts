@@ -7,6 +7,7 @@ export * from './durable-events.ts';
 export * from './entries-repository.ts';
 export * from './errors.ts';
 export * from './goal-verification-divider.ts';
+export { isReachable } from './is-reachable.ts';
 export * from './ledger-repository.ts';
 export * from './messages-repository.ts';
 export * from './migrate.ts';

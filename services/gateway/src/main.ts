@@ -40,8 +40,8 @@ await runServiceMain({
           metrics,
           logger,
           readiness: () => ({
-            ok: !draining && !connected.nc.isClosed(),
-            detail: { nats: !connected.nc.isClosed(), draining, sseStreams: hub.size },
+            ok: !draining && connected.connected,
+            detail: { nats: connected.connected ? 'up' : 'down', draining, sseStreams: hub.size },
           }),
           bodyLimit: config.AW_GATEWAY_BODY_LIMIT,
           requestTimeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,

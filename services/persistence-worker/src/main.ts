@@ -5,6 +5,7 @@
  * SIGTERM drains it (stop pulling, finish, ack, exit 0).
  */
 import { buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
+import { isReachable } from '@agentwire/store';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
@@ -21,13 +22,19 @@ await runServiceMain({
       postgres: 'connecting',
       consumers: 'stopped',
     };
+    let runtime: WorkerRuntime | undefined;
     const app = buildServiceApp({
       name: SERVICE,
-      readiness: () => ({ ok: state.consumers === 'running', detail: state }),
+      // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
+      readiness: async () => {
+        const nats = runtime?.bus.connected === true;
+        const postgres = runtime !== undefined && (await isReachable(runtime.db));
+        const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
+        return { ok: state.consumers === 'running' && nats && postgres, detail };
+      },
       metricsText: () => metrics.registry.render(),
       logger,
     });
-    let runtime: WorkerRuntime | undefined;
     return {
       start: async () => {
         await listenServiceApp(app, {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connectBus, provision } from '@agentwire/bus';
 import { type Names, names, type SessionProjection } from '@agentwire/contracts';
 import { buildServiceApp, listenServiceApp } from '@agentwire/service';
-import { createDatabase, migrate } from '@agentwire/store';
+import { createDatabase, isReachable, migrate } from '@agentwire/store';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
@@ -158,10 +158,18 @@ export async function startProjectionService(
   let ready = false;
   const app = buildServiceApp({
     name: 'projection',
-    readiness: () => ({
-      ok: ready && !bus.nc.isClosed(),
-      detail: { consuming: ready, nats: !bus.nc.isClosed() },
-    }),
+    // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
+    readiness: async () => {
+      const postgres = await isReachable(db);
+      return {
+        ok: ready && bus.connected && postgres,
+        detail: {
+          consuming: ready,
+          nats: bus.connected ? 'up' : 'down',
+          postgres: postgres ? 'up' : 'down',
+        },
+      };
+    },
     metricsText: () => metrics.registry.render(),
     logger,
   });

@@ -5,6 +5,7 @@
  * interrupts running turns, waits for them to end and releases its leases.
  */
 import { buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
+import { isReachable } from '@agentwire/store';
 import { RuntimeConfig } from './config.ts';
 import { createRuntimeMetrics } from './runtime-metrics.ts';
 import { type StartedRuntime, startRuntime } from './start-runtime.ts';
@@ -19,13 +20,20 @@ await runServiceMain({
     let runtime: StartedRuntime | undefined;
     const app = buildServiceApp({
       name: SERVICE,
-      readiness: () => ({
-        ok: runtime?.host.accepting === true,
-        detail: {
-          instanceId: runtime?.instanceId ?? null,
-          resident: runtime?.host.residentSessionIds.length ?? 0,
-        },
-      }),
+      // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
+      readiness: async () => {
+        const nats = runtime?.bus.connected === true;
+        const postgres = runtime !== undefined && (await isReachable(runtime.db));
+        return {
+          ok: runtime?.host.accepting === true && nats && postgres,
+          detail: {
+            instanceId: runtime?.instanceId ?? null,
+            resident: runtime?.host.residentSessionIds.length ?? 0,
+            nats: nats ? 'up' : 'down',
+            postgres: postgres ? 'up' : 'down',
+          },
+        };
+      },
       metricsText: () => metrics.registry.render(),
       logger,
     });

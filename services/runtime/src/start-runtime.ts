@@ -21,6 +21,8 @@ export interface StartedRuntime {
   readonly host: RuntimeHost;
   readonly instanceId: string;
   readonly bus: BusConnection;
+  /** The pool cold recovery reads through (readiness probes it). */
+  readonly db: ReturnType<typeof createDatabase>;
   stop(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startRuntime(
     host,
     instanceId,
     bus,
+    db,
     async stop() {
       await host.stop();
       eventPublisher.close();

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { connectBus } from '@agentwire/bus';
+import { type BusConnection, connectBus } from '@agentwire/bus';
 import { names, TITLE_QUEUE_GROUP, type TitleReply } from '@agentwire/contracts';
 import { buildServiceApp, listenServiceApp } from '@agentwire/service';
-import { createDatabase, migrate } from '@agentwire/store';
+import { createDatabase, isReachable, migrate } from '@agentwire/store';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import { type Tracer, trace } from '@opentelemetry/api';
@@ -59,9 +59,16 @@ export async function startTitleSidecar(
   const state = { nats: 'connecting', postgres: 'connecting', requests: 'stopped' };
   let answered = 0;
   const metrics = createTitleMetrics(TITLE_SIDECAR, () => inFlight.size);
+  const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
   const app = buildServiceApp({
     name: TITLE_SIDECAR,
-    readiness: () => ({ ok: state.requests === 'serving', detail: state }),
+    // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
+    readiness: async () => {
+      const nats = live.bus?.connected === true;
+      const postgres = live.db !== undefined && (await isReachable(live.db));
+      const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
+      return { ok: state.requests === 'serving' && nats && postgres, detail };
+    },
     metricsText: () => metrics.registry.render(),
     logger,
   });
@@ -81,6 +88,8 @@ export async function startTitleSidecar(
     logger,
     noAsyncTraces: true,
   });
+  live.bus = bus;
+  live.db = db;
   state.nats = 'connected';
   await migrate(db);
   state.postgres = 'migrated';

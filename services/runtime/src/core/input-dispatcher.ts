@@ -51,6 +51,14 @@ export type Admission =
     }
   | { readonly ok: false; readonly inputId: string; readonly reason: SteerRejectReason };
 
+/** What the stream says of an input admitted before this load: its turn, if it got one. */
+export interface EarlierInput {
+  readonly turnId?: string | undefined;
+}
+
+/** How many admissions a session remembers, to answer a retried submission (idempotency). */
+const REMEMBERED_ADMISSIONS = 1_024;
+
 /** The running turn as admission sees it. */
 export interface ActiveTurnView {
   readonly turnId: string;
@@ -72,6 +80,8 @@ export interface InputDispatcherDeps {
   readonly history: ModelMessage[];
   /** The running turn, if any. */
   readonly activeTurn: () => ActiveTurnView | undefined;
+  /** Inputs this session admitted before it was loaded here (the stream's), by id. */
+  readonly earlierInputs?: ReadonlyMap<string, EarlierInput> | undefined;
   /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
   readonly startTurn: (
     input: string,
@@ -92,9 +102,34 @@ export class InputDispatcher {
   readonly #d: InputDispatcherDeps;
   readonly #queue = new InputQueue();
   readonly #settlers = new Map<string, (s: InputSettlement) => void>();
+  readonly #admitted = new Map<string, Admission & { ok: true }>();
 
   constructor(deps: InputDispatcherDeps) {
     this.#d = deps;
+  }
+
+  /**
+   * A submission with an input id this session already accepted is the same input (a client
+   * retrying after a lost reply, issue 9): the first answer again, same turn, never a
+   * second turn. One accepted before this load answers `duplicate_input` with its turn.
+   */
+  #resubmitted(inputId: string): Admission | undefined {
+    const known = this.#admitted.get(inputId);
+    if (known !== undefined) return known;
+    const earlier = this.#d.earlierInputs?.get(inputId);
+    if (earlier === undefined) return undefined;
+    throw new RuntimeError('duplicate_input', `input ${inputId} was accepted before`, {
+      inputId,
+      ...(earlier.turnId === undefined ? {} : { turnId: earlier.turnId }),
+    });
+  }
+
+  #remember(admission: Admission & { ok: true }): void {
+    this.#admitted.set(admission.inputId, admission);
+    if (this.#admitted.size > REMEMBERED_ADMISSIONS) {
+      const oldest = this.#admitted.keys().next();
+      if (oldest.done !== true) this.#admitted.delete(oldest.value);
+    }
   }
 
   /** Number of waiting inputs (queued and guided). */
@@ -119,10 +154,9 @@ export class InputDispatcher {
    */
   async submit(input: string, options: SubmitOptions): Promise<Admission> {
     const inputId = options.inputId ?? this.#d.ids.newId('in');
+    const again = this.#resubmitted(inputId);
+    if (again !== undefined) return again;
     const active = this.#d.activeTurn();
-    if (this.#queue.has(inputId) || active?.inputId === inputId) {
-      throw new RuntimeError('duplicate_input', `input ${inputId} is already pending`, { inputId });
-    }
     const bytes = new TextEncoder().encode(input).length;
     const decision = decideAdmission({
       text: input,
@@ -146,7 +180,9 @@ export class InputDispatcher {
     }
     if (decision.delivery === 'startNow') {
       const ticket = this.#d.startTurn(input, inputId, traceId, false);
-      return { ok: true, inputId, delivery: 'startNow', ...ticket };
+      const admission = { ok: true, inputId, delivery: 'startNow', ...ticket } as const;
+      this.#remember(admission);
+      return admission;
     }
     const item: PendingInput = {
       inputId,
@@ -158,15 +194,17 @@ export class InputDispatcher {
     this.#queue.add(item);
     const settled = new Promise<InputSettlement>((resolve) => this.#settlers.set(inputId, resolve));
     const queueLength = this.#queue.size;
-    await this.#emitQueued(item, decision.delivery, queueLength);
-    return {
+    const admission = {
       ok: true,
       inputId,
       delivery: decision.delivery,
       targetTurnId: item.targetTurnId,
       queueLength,
       settled,
-    };
+    } as const;
+    this.#remember(admission);
+    await this.#emitQueued(item, decision.delivery, queueLength);
+    return admission;
   }
 
   /** Flow 1: an input that starts a turn at once is admitted to the ledger first (R6). */

@@ -26,6 +26,8 @@ export interface TurnScan {
   readonly waitingInputIds: readonly string[];
   /** Inputs the stream shows started, promoted, drained or discarded. */
   readonly settledInputIds: ReadonlySet<string>;
+  /** Every input the stream shows admitted or started, with the turn it started, if any. */
+  readonly inputs: ReadonlyMap<string, { readonly turnId?: string | undefined }>;
 }
 
 /**
@@ -46,6 +48,7 @@ export class TurnScanner {
   #turns = 0;
   readonly #waiting = new Set<string>();
   readonly #settled = new Set<string>();
+  readonly #inputs = new Map<string, { turnId?: string | undefined }>();
 
   #settle(inputId: string | undefined): void {
     if (inputId === undefined) return;
@@ -57,6 +60,8 @@ export class TurnScanner {
   add(event: SessionEvent): void {
     switch (event.type) {
       case 'turn_steer_queued':
+        if (!this.#inputs.has(event.payload.pendingInputId))
+          this.#inputs.set(event.payload.pendingInputId, {});
         if (!this.#settled.has(event.payload.pendingInputId))
           this.#waiting.add(event.payload.pendingInputId);
         return;
@@ -69,6 +74,8 @@ export class TurnScanner {
         return;
       case 'turn_started':
         this.#settle(event.payload.inputId);
+        if (event.payload.inputId !== undefined)
+          this.#inputs.set(event.payload.inputId, { turnId: event.turnId ?? undefined });
         this.#turns += 1;
         this.#open = {
           turnId: event.turnId ?? '',
@@ -123,6 +130,7 @@ export class TurnScanner {
       turnCount: this.#turns,
       waitingInputIds: [...this.#waiting],
       settledInputIds: new Set(this.#settled),
+      inputs: new Map(this.#inputs),
     };
   }
 }

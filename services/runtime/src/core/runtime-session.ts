@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { AppendError } from './append-error.ts';
 import {
   type Admission,
+  type EarlierInput,
   InputDispatcher,
   type SubmitOptions,
   type TurnTicket,
@@ -30,6 +31,8 @@ export interface SessionStart {
   readonly history: ModelMessage[];
   /** The last sealed turn whose transient events may still be retained. */
   readonly lastSealedTurnId?: string;
+  /** Inputs accepted before this load (a retry of one is not a new input). */
+  readonly earlierInputs?: ReadonlyMap<string, EarlierInput>;
 }
 
 /** Dependencies of {@link RuntimeSession}. */
@@ -105,6 +108,7 @@ export class RuntimeSession {
     this.#inputs = new InputDispatcher({
       ...options,
       history: this.#history,
+      earlierInputs: options.start.earlierInputs,
       activeTurn: () => {
         const active = this.#active;
         if (active === undefined) return undefined;

@@ -24,6 +24,7 @@ export interface ResidentParts {
   readonly emitter: SessionEmitter;
   readonly appender: EventAppender;
   readonly writer: CommandWriter;
+  readonly publisher: JetStreamPublisher;
 }
 
 /** What {@link buildResidentSession} wires besides the host's options. */
@@ -136,6 +137,7 @@ async function wire(
       turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
       history: historyFromTranscript(facts.transcript),
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
+      earlierInputs: facts.scan.inputs,
     },
     evictSealedTurn: async (turnId) => {
       // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).
@@ -150,5 +152,5 @@ async function wire(
       window.evictTransient(turnId);
     },
   });
-  return { session, emitter, appender: emitter.appender, writer };
+  return { session, emitter, appender: emitter.appender, writer, publisher };
 }

@@ -1,4 +1,4 @@
-import { publishCommand } from '@agentwire/bus';
+import { BusError, publishCommand } from '@agentwire/bus';
 import {
   type AssistantMessage,
   type Names,
@@ -45,6 +45,7 @@ export class CommandWriter implements TranscriptWriter {
   readonly #waiting = new Map<string, (c: PersistenceConfirmation) => void>();
   readonly #sub: Subscription;
   #version = 0;
+  #closed = false;
 
   constructor(options: CommandWriterOptions) {
     this.#o = options;
@@ -58,8 +59,9 @@ export class CommandWriter implements TranscriptWriter {
     });
   }
 
-  /** Stops listening for confirmations. */
+  /** Stops listening for confirmations, and retrying publishes. */
   close(): void {
+    this.#closed = true;
     this.#sub.unsubscribe();
   }
 
@@ -149,8 +151,21 @@ export class CommandWriter implements TranscriptWriter {
     return this.#version;
   }
 
+  /**
+   * Publishes until the broker acknowledged, retrying while it is away with the same
+   * `Nats-Msg-Id` (a retry of a publish that did land is a duplicate, issue 9); a closed
+   * writer (the session left residency) stops retrying.
+   */
   async #send(command: PersistenceCommand): Promise<void> {
-    await publishCommand(this.#o.js, this.#o.names, command);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await publishCommand(this.#o.js, this.#o.names, command);
+        return;
+      } catch (err) {
+        if (!(err instanceof BusError && err.retryable) || this.#closed) throw err;
+        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+      }
+    }
   }
 
   #awaitConfirmation(commandId: string): Promise<PersistenceConfirmation | undefined> {
@@ -164,4 +179,9 @@ export class CommandWriter implements TranscriptWriter {
       this.#waiting.set(commandId, done);
     });
   }
+}
+
+/** Pause before the next attempt of a publish the broker did not answer: 100 ms .. 2 s. */
+function retryDelay(attempt: number): number {
+  return Math.min(2_000, 100 * 2 ** Math.min(attempt - 1, 5));
 }

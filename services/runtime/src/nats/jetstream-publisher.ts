@@ -1,4 +1,4 @@
-import { publishEvent, type SessionFence, type StreamPublisher } from '@agentwire/bus';
+import { BusError, publishEvent, type SessionFence, type StreamPublisher } from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
 import type { EventPublisher, PublishOutcome } from '../core/ports.ts';
 import type { LeaseManager } from './lease-manager.ts';
@@ -11,6 +11,18 @@ export interface JetStreamPublisherOptions {
   readonly sessionId: string;
   readonly fence: SessionFence;
   readonly leases: LeaseManager;
+  /** Pauses between retries of a publish the broker did not answer (default 100 ms .. 2 s). */
+  readonly retryDelayMs?: (attempt: number) => number;
+  /**
+   * Told, with the time since the first attempt, each time a publish is retried because the
+   * broker is away: the session decides when its turn has waited long enough.
+   */
+  readonly onRetry?: (stalledMs: number) => void;
+}
+
+/** Thrown when a publish was still being retried as the session was abandoned. */
+export class PublishAbandoned extends Error {
+  override readonly name = 'PublishAbandoned';
 }
 
 /**
@@ -29,6 +41,7 @@ export interface JetStreamPublisherOptions {
  */
 export class JetStreamPublisher implements EventPublisher {
   readonly #o: JetStreamPublisherOptions;
+  #abandoned = false;
 
   constructor(options: JetStreamPublisherOptions) {
     this.#o = options;
@@ -39,11 +52,43 @@ export class JetStreamPublisher implements EventPublisher {
     return this.#o.fence;
   }
 
+  /** Ends any retry in progress (the session left residency): it rejects `PublishAbandoned`. */
+  abandon(): void {
+    this.#abandoned = true;
+  }
+
+  /**
+   * Publishes once the lease is known valid, retrying while the broker is away (a timeout,
+   * a lost connection, a renewal that could not be asked) with the same event: the same
+   * `Nats-Msg-Id` inside the dedupe window and the same fence, so an attempt that did land
+   * answers `duplicate` (issue 9). A session pauses this way; it never breaks for it.
+   */
   async publish(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome> {
-    const valid = this.#o.leases.ensureValid(this.#o.sessionId);
-    if (valid !== true && !(await valid)) {
-      return { ok: false, reason: 'fenced', detail: 'the lease could not be renewed' };
+    const started = Date.now();
+    for (let attempt = 0; ; attempt += 1) {
+      if (attempt > 0) {
+        if (this.#abandoned) throw new PublishAbandoned(`publishing ${event.id} was abandoned`);
+        this.#o.onRetry?.(Date.now() - started);
+        await pause(this.#o.retryDelayMs?.(attempt) ?? defaultDelay(attempt));
+      }
+      const valid = this.#o.leases.ensureValid(this.#o.sessionId);
+      const validity = valid === true ? 'valid' : await valid;
+      if (validity === 'lost') {
+        return { ok: false, reason: 'fenced', detail: 'the lease was taken or expired' };
+      }
+      if (validity === 'unknown') continue;
+      try {
+        return await this.#publishFenced(event, previousDurableSequence);
+      } catch (err) {
+        if (!(err instanceof BusError && err.retryable)) throw err;
+      }
     }
+  }
+
+  async #publishFenced(
+    event: SessionEvent,
+    previousDurableSequence: number,
+  ): Promise<PublishOutcome> {
     const first = await this.#attempt(event, previousDurableSequence);
     if (first.ok || first.actual === undefined) return first.outcome;
     const expected = this.#o.fence.expectedFor(event);
@@ -82,4 +127,12 @@ export class JetStreamPublisher implements EventPublisher {
     this.#o.fence.advance(event, result.streamSequence);
     return { ok: true, outcome: { ok: true, duplicate: result.kind === 'duplicate' } };
   }
+}
+
+function defaultDelay(attempt: number): number {
+  return Math.min(2_000, 100 * 2 ** Math.min(attempt - 1, 5));
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -125,10 +125,10 @@ describe('lease takeover judges liveness by the owner connection, never by one l
     await slow.acquire('s-slow');
     expect(slow.ensureValid('s-slow')).toBe(true);
     now += 25_000; // resumed after a pause: past 0.8 TTL since the last renewal
-    expect(await slow.ensureValid('s-slow')).toBe(true);
+    expect(await slow.ensureValid('s-slow')).toBe('valid');
     expect(slow.ensureValid('s-slow')).toBe(true);
     await kv.delete('s-slow'); // now somebody else's, as far as the bucket is concerned
     now += 25_000;
-    expect(await slow.ensureValid('s-slow')).toBe(false);
+    expect(await slow.ensureValid('s-slow')).toBe('lost');
   });
 });

@@ -17,6 +17,9 @@ export const LeaseValue = z.object({
 });
 export type LeaseValue = z.infer<typeof LeaseValue>;
 
+/** What {@link LeaseManager.ensureValid} found past the local deadline. */
+export type LeaseValidity = 'valid' | 'lost' | 'unknown';
+
 /** A lease this instance holds. */
 export interface HeldLease {
   readonly sessionId: string;
@@ -79,16 +82,21 @@ export class LeaseManager {
   }
 
   /**
-   * True while the lease is held and its local deadline (renewal + 0.8 TTL) has not passed;
-   * past the deadline (a paused or starved process) it renews first and answers whether
-   * that compare-and-set succeeded. Synchronous `true` on the hot path.
+   * `true` while the lease is held and its local deadline (renewal + 0.8 TTL) has not
+   * passed: synchronous on the hot path. Past the deadline (a paused or starved process, or
+   * a broker away) it renews first: `valid` when that compare-and-set succeeded, `lost`
+   * when it was refused (or the lease is not held), `unknown` when the broker could not be
+   * asked (the caller waits and asks again; it must not publish meanwhile).
    */
-  ensureValid(sessionId: string): true | Promise<boolean> {
+  ensureValid(sessionId: string): true | Promise<LeaseValidity> {
     if (this.#validNow(sessionId)) return true;
     const lease = this.#held.get(sessionId);
-    if (lease === undefined) return Promise.resolve(false);
+    if (lease === undefined) return Promise.resolve('lost');
     // A concurrent heartbeat may win the compare-and-set: what counts is the lease after.
-    return this.#renew(lease).then(() => this.#validNow(sessionId));
+    return this.#renew(lease).then((outcome) => {
+      if (this.#validNow(sessionId)) return 'valid';
+      return outcome === 'unknown' && this.#held.has(sessionId) ? 'unknown' : 'lost';
+    });
   }
 
   #validNow(sessionId: string): boolean {

@@ -241,6 +241,7 @@ export class RuntimeHost {
     if (r === undefined || (only !== undefined && r.appender !== only.appender)) return;
     this.#resident.delete(sessionId);
     r.sub.unsubscribe();
+    r.publisher.abandon();
     r.session.abandon();
     r.writer.close();
     if (releaseLease) await this.leases.release(sessionId);

@@ -57,7 +57,10 @@ export class RuntimeClient {
     afterSequence: number,
     options: { answer?: 'allow' | 'deny' } = {},
   ): Follow {
-    const follower = followSession(this.#bus.js, this.#names, sessionId, { afterSequence });
+    const follower = followSession(this.#bus.js, this.#names, sessionId, {
+      afterSequence,
+      reconnects: (listener) => this.#bus.onReconnect(listener),
+    });
     const events: SessionEvent[] = [];
     const done = (async () => {
       for await (const event of follower) {
