@@ -65,7 +65,8 @@ export async function buildResidentSession(
       { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
       'reconciling a lost turn',
     );
-    await reconcileOpenTurn(emitter, writer, o.clock, facts.scan.open);
+    const root = o.workspaceRoot;
+    await reconcileOpenTurn({ ...o, emitter, writer, cwd: root, root }, facts.scan.open);
   }
   if (facts.leftoverInputIds.length > 0) {
     o.logger.warn(
