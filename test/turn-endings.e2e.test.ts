@@ -32,7 +32,12 @@ let spawned = 0;
 
 beforeAll(async () => {
   stack = await startRuntimeStack(
-    { name: 'turn-endings-e2e', runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' }, readSide: true },
+    {
+      name: 'turn-endings-e2e',
+      runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' },
+      projection: true,
+      gateway: true,
+    },
     ['rtA', 'rtB'],
   );
   client = stack.client;

@@ -17,8 +17,10 @@ export interface RuntimeStackOptions {
   readonly runtimeEnv?: Readonly<Record<string, string>>;
   /** Also start a title sidecar process (flow 4). */
   readonly titleSidecar?: boolean;
-  /** Also start a projection process (R10) and a gateway process (HTTP and SSE) before it. */
-  readonly readSide?: boolean;
+  /** Also start a projection process (flow 3). */
+  readonly projection?: boolean;
+  /** Also start a gateway process (HTTP and SSE, in front of the runtimes). */
+  readonly gateway?: boolean;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -32,9 +34,8 @@ export interface RuntimeStack {
   readonly db: ReturnType<typeof createDatabase>;
   readonly worker: ServiceProcess;
   readonly sidecar: ServiceProcess | undefined;
-  /** The projection process, with `readSide`. */
   readonly projection: ServiceProcess | undefined;
-  /** `http://127.0.0.1:<port>` of the gateway process, with `readSide`. */
+  /** `http://127.0.0.1:<port>` of the gateway process, when started. */
   readonly gatewayUrl: string | undefined;
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
@@ -52,9 +53,9 @@ export interface RuntimeStack {
 
 /**
  * Starts, for one end-to-end test file, a fresh test environment (database and subject
- * prefix), a persistence worker, optionally a title sidecar and the read side (projection
- * and gateway), and then the runtimes named
- * by `instanceIds`; the bus, a {@link RuntimeClient} and a store handle come with it.
+ * prefix), a persistence worker, optionally a title sidecar, a projection and a gateway,
+ * and then the runtimes named by `instanceIds`; the bus, a {@link RuntimeClient} and a
+ * store handle come with it.
  */
 export async function startRuntimeStack(
   options: RuntimeStackOptions,
@@ -65,7 +66,6 @@ export async function startRuntimeStack(
   const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const readSide = options.readSide === true;
   const [worker, sidecar, projection, gateway] = await Promise.all([
     startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
       readyWhen: 'persistence-worker started',
@@ -75,14 +75,14 @@ export async function startRuntimeStack(
           readyWhen: 'title sidecar serving',
         })
       : undefined,
-    readSide
+    options.projection === true
       ? startServiceProcess(
           SERVICE_MAINS.projection,
           { ...common, HTTP_PORT: '0' },
           { readyWhen: 'projection http listening' },
         )
       : undefined,
-    readSide
+    options.gateway === true
       ? startServiceProcess(
           SERVICE_MAINS.gateway,
           { NATS_URL: env.natsUrl, AW_PREFIX: env.prefix, HTTP_PORT: '0' },
@@ -90,9 +90,6 @@ export async function startRuntimeStack(
         )
       : undefined,
   ]);
-  const services = [worker, sidecar, projection, gateway].flatMap((p) =>
-    p === undefined ? [] : [p],
-  );
   const runtimes = new Map<string, ServiceProcess>();
   const startRuntime = async (instanceId: string) => {
     const proc = await startServiceProcess(
@@ -111,14 +108,22 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), ...services]) proc.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), worker, sidecar, projection, gateway]) {
+      proc?.kill('SIGKILL');
+    }
     await env.dispose();
     throw err;
   }
   const bus = await connectBus({ servers: env.natsUrl, name: options.name });
   const db = createDatabase(env.databaseUrl, { poolSize: 2 });
   const stop = async () => {
-    const procs = [...runtimes.values(), ...services];
+    const procs = [
+      ...runtimes.values(),
+      worker,
+      ...(sidecar === undefined ? [] : [sidecar]),
+      ...(projection === undefined ? [] : [projection]),
+      ...(gateway === undefined ? [] : [gateway]),
+    ];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
     await deleteProvisioned(bus.jsm, names);
