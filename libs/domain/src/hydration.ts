@@ -1,14 +1,15 @@
-import type {
-  AssistantMessage,
-  EventPayload,
-  EventType,
-  Message,
-  ModelUsage,
-  Part,
-  SessionEvent,
-  SessionProjection,
-  ToolPart,
-  UserMessage,
+import {
+  type AssistantMessage,
+  EarlyTurnEnd,
+  type EventPayload,
+  type EventType,
+  type Message,
+  type ModelUsage,
+  type Part,
+  type SessionEvent,
+  type SessionProjection,
+  type ToolPart,
+  type UserMessage,
 } from '@agentwire/contracts';
 
 /** One persisted message with its parts, as cold recovery reads it back (R1.3, R7). */
@@ -62,9 +63,12 @@ interface OpenTurn {
  * determines ({@link transcriptView}). Per turn: `turn_started` for the user message that
  * opens it (guide injections sharing its anchor's turn id open none), per assistant message
  * `model_complete` then each tool part as `tool_call_scheduled`, `tool_call_started`,
- * `tool_call_result` or `tool_call_error` and `tool_batch_complete` once all are settled,
- * and `turn_error` (the message carries an error) or `turn_complete` (it completed with no
- * unsettled tool) to seal it. An unsealed last turn stays open, as it was live. Pure.
+ * `tool_call_result` or `tool_call_error` and `tool_batch_complete` once all are settled.
+ * The turn's last message seals it: `turn_complete` `cancelled` when it carries the
+ * `interrupted` error (the step an interrupt stopped), `turn_error` for any other error (a
+ * failed step, or the closing message a runtime writes when it settles a failed or lost
+ * turn, docs/decisions/0122), `turn_complete` when it completed with no unsettled tool. An
+ * unsealed last turn stays open, as it was live. Pure.
  */
 export function hydrateTranscript(
   sessionId: string,
@@ -204,7 +208,8 @@ function seal(turn: OpenTurn, emit: Emit): void {
   if (last === undefined || turn.openTools > 0) return;
   const { message, parts } = last;
   const at = message.time.completed ?? message.time.created;
-  if (message.error !== undefined) {
+  const interrupted = message.error?.code === EarlyTurnEnd.enum.interrupted;
+  if (message.error !== undefined && !interrupted) {
     emit('turn_error', turn.turnId, at, { error: message.error, turnPhase: 'model_stream' });
     return;
   }
@@ -214,7 +219,7 @@ function seal(turn: OpenTurn, emit: Emit): void {
     tokenCount: turn.tokens,
     toolCallCount: turn.toolCalls,
     duration: Math.max(0, at - turn.user.time.created),
-    resultType: 'success',
+    resultType: interrupted ? 'cancelled' : 'success',
   });
 }
 

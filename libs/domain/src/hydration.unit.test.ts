@@ -21,6 +21,35 @@ interface StepScript {
   /** Outcome of each tool call of the step. */
   readonly tools: readonly ('completed' | 'error' | 'running')[];
   readonly fails: boolean;
+  /**
+   * The turn ends early in this step (issue 20): by an interrupt or by the loss of its
+   * runtime (then settled by the next owner), while the step streams or at its first tool.
+   */
+  readonly endsBy: 'none' | 'interrupt' | 'lost';
+  readonly during: 'stream' | 'tools';
+}
+
+const ERRORS = {
+  interrupt: { type: 'interrupted', message: 'the turn was interrupted', code: 'interrupted' },
+  lost: { type: 'runtime_lost', message: 'the runtime stopped', code: 'runtime_lost' },
+} as const;
+
+/**
+ * The message that records an early end: the interrupted step itself, or the closing
+ * message the next owner writes for a lost turn (docs/decisions/0122).
+ */
+function endedMessage(
+  step: Omit<AssistantMessage, 'time'>,
+  by: 'interrupt' | 'lost',
+  at: number,
+): AssistantMessage {
+  return {
+    ...step,
+    id: by === 'lost' ? `${step.id}-closing` : step.id,
+    tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+    time: { created: at, completed: at },
+    error: ERRORS[by],
+  };
 }
 
 const stepArb = fc.record({
@@ -30,6 +59,8 @@ const stepArb = fc.record({
     maxLength: 3,
   }),
   fails: fc.boolean(),
+  endsBy: fc.constantFrom('none' as const, 'none' as const, 'interrupt' as const, 'lost' as const),
+  during: fc.constantFrom('stream' as const, 'tools' as const),
 });
 const sessionArb = fc.array(fc.array(stepArb, { minLength: 1, maxLength: 3 }), {
   minLength: 1,
@@ -56,6 +87,25 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
       sequenceNumber: events.length + 1,
       payload,
     } as SessionEvent);
+  };
+  /** How the live stream ends a turn that ended early: cancelled, or lost and settled. */
+  const endEarly = (
+    by: 'interrupt' | 'lost',
+    turnId: string,
+    tokenCount: number,
+    toolCallCount: number,
+  ) => {
+    if (by === 'lost') {
+      emit('turn_error', turnId, { error: ERRORS.lost, turnPhase: 'runtime_lost' });
+      return;
+    }
+    emit('turn_complete', turnId, {
+      response: '',
+      tokenCount,
+      toolCallCount,
+      duration: 10,
+      resultType: 'cancelled',
+    });
   };
   turns.forEach((steps, t) => {
     const turnId = `t${t + 1}`;
@@ -114,6 +164,15 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
         type: 'text',
         text: `answer ${t}.${s}`,
       };
+      const endsBy = step.endsBy === 'none' ? undefined : step.endsBy;
+      if (endsBy !== undefined && step.during === 'stream') {
+        // The interrupted step is saved as such; a lost one never was, and the next owner
+        // writes the turn's closing message (docs/decisions/0122).
+        const message = endedMessage(base, endsBy, clock);
+        transcript.push({ message, parts: endsBy === 'interrupt' ? [text] : [] });
+        endEarly(endsBy, turnId, tokens, toolCalls);
+        return;
+      }
       if (step.fails && lastStep) {
         const error = { type: 'provider_error', message: 'boom' };
         const message: AssistantMessage = { ...base, time: { created: clock }, error };
@@ -123,6 +182,7 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
         return;
       }
       const tools = lastStep ? step.tools.filter(() => false) : step.tools;
+      const cut = endsBy !== undefined && tools.length > 0 ? endsBy : undefined;
       const message: AssistantMessage = {
         ...base,
         time: { created: clock, completed: clock + 1 },
@@ -161,12 +221,27 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
           toolCallId: callId,
           toolName: 'read',
         };
-        const stopHere = outcome === 'running' && isLast;
+        const stopHere = cut === undefined && outcome === 'running' && isLast;
         emit('tool_call_started', turnId, {
           toolCallId: callId,
           toolName: 'read',
           startedAt: start,
         });
+        if (cut !== undefined) {
+          // Interrupted or lost at its first tool: every call of the batch ends in error.
+          const error = ERRORS[cut];
+          emit('tool_call_error', turnId, { toolCallId: callId, toolName: 'read', error });
+          parts.push({
+            ...partBase,
+            state: {
+              status: 'error',
+              input: { k },
+              error: error.message,
+              time: { start, end: start + 1 },
+            },
+          });
+          continue;
+        }
         if (stopHere) {
           parts.push({ ...partBase, state: { status: 'running', input: { k }, time: { start } } });
           continue;
@@ -218,6 +293,12 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
           errorCount: parts.filter((p) => p.state.status === 'error').length,
         });
       }
+      if (cut !== undefined) {
+        if (cut === 'lost')
+          transcript.push({ message: endedMessage(base, cut, clock + 3), parts: [] });
+        endEarly(cut, turnId, tokens, toolCalls);
+        return;
+      }
     }
     emit('turn_complete', turnId, {
       response: 'done',
@@ -232,10 +313,11 @@ function play(sid: string, turns: readonly (readonly StepScript[])[]) {
 
 describe('hydrateTranscript (R10.4)', () => {
   it('given a completed turn with a tool call, yields the event sequence the runtime published', () => {
+    const step = { fails: false, endsBy: 'none', during: 'stream' } as const;
     const { transcript } = play('s1', [
       [
-        { input: 100, output: 20, tools: ['completed'], fails: false },
-        { input: 150, output: 30, tools: [], fails: false },
+        { ...step, input: 100, output: 20, tools: ['completed'] },
+        { ...step, input: 150, output: 30, tools: [] },
       ],
     ]);
     const types = hydrateTranscript('s1', transcript, { traceId: SAMPLE_TRACE_ID }).map(
@@ -264,6 +346,35 @@ describe('hydrateTranscript (R10.4)', () => {
         expect(transcriptView(rebuildProjection('s1', hydrated))).toEqual(live);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('given turns that ended by interrupt or a lost runtime, seals them as the stream did', () => {
+    const step = { input: 10, output: 5, tools: ['completed'], fails: false } as const;
+    const { events, transcript } = play('s1', [
+      [{ ...step, endsBy: 'interrupt', during: 'stream' }],
+      [
+        { ...step, endsBy: 'none', during: 'stream' },
+        { ...step, endsBy: 'lost', during: 'stream' },
+      ],
+      [
+        { ...step, endsBy: 'lost', during: 'tools' },
+        { ...step, endsBy: 'none', during: 'stream' },
+      ],
+    ]);
+    const hydrated = hydrateTranscript('s1', transcript, { traceId: SAMPLE_TRACE_ID });
+    const ends = (es: SessionEvent[]) =>
+      es.flatMap((e) =>
+        e.type === 'turn_complete'
+          ? [`complete:${e.payload.resultType}`]
+          : e.type === 'turn_error'
+            ? ['error']
+            : [],
+      );
+    expect(ends(hydrated)).toEqual(['complete:cancelled', 'error', 'error']);
+    expect(ends(events)).toEqual(ends(hydrated));
+    expect(transcriptView(rebuildProjection('s1', hydrated))).toEqual(
+      transcriptView(rebuildProjection('s1', events)),
     );
   });
 });

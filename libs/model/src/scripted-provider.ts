@@ -96,6 +96,14 @@ async function* streamStep(
   let output = 0;
   let calls = 0;
   for (const item of step.items) {
+    if (item.type === 'hold') {
+      if (signal === undefined) {
+        yield { type: 'error', error: HOLD_WITHOUT_SIGNAL };
+        return;
+      }
+      await aborted(signal);
+      return;
+    }
     for (const part of expand(item, request.messages.length, calls)) {
       if (delayMs > 0) await sleep(delayMs, signal);
       if (signal?.aborted) return;
@@ -109,7 +117,25 @@ async function* streamStep(
   yield { type: 'finish', finishReason, usage: usageOf(request.messages, output) };
 }
 
-function expand(item: ScriptedItem, messageCount: number, callIndex: number): ModelStreamPart[] {
+/** A `hold` that nothing could ever end is a script error, not a hang. */
+const HOLD_WITHOUT_SIGNAL = {
+  message: 'a scripted hold needs an abort signal',
+  code: 'hold_without_signal',
+  retryable: false,
+} as const;
+
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+}
+
+function expand(
+  item: Exclude<ScriptedItem, { readonly type: 'hold' }>,
+  messageCount: number,
+  callIndex: number,
+): ModelStreamPart[] {
   switch (item.type) {
     case 'text':
     case 'reasoning': {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ModelMessage, ModelStreamPart } from './model-provider.ts';
 import { createScriptedProvider, scenarioDirective } from './scripted-provider.ts';
-import { TWO_TOOLS_WRITTEN } from './scripted-scenarios.ts';
+import { LONG_COMMAND, TWO_TOOLS_WRITTEN } from './scripted-scenarios.ts';
 
 async function collect(parts: AsyncIterable<ModelStreamPart>): Promise<ModelStreamPart[]> {
   const out: ModelStreamPart[] = [];
@@ -120,5 +120,73 @@ describe('scripted provider', () => {
   it('parses directives', () => {
     expect(scenarioDirective('please [scenario:two_tools] now')).toBe('two_tools');
     expect(scenarioDirective('nothing')).toBeUndefined();
+  });
+
+  it('held_stream streams its words, then holds until aborted and ends without a finish', async () => {
+    const controller = new AbortController();
+    const stream = createScriptedProvider().stream(
+      { messages: [user('[scenario:held_stream] go')], tools: [] },
+      controller.signal,
+    );
+    const parts: ModelStreamPart[] = [];
+    const done = (async () => {
+      for await (const part of stream) parts.push(part);
+    })();
+    let settled = false;
+    void done.then(() => {
+      settled = true;
+    });
+    while (parts.length < 3) await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text(parts)).toBe('Thinking it over');
+    expect(settled).toBe(false);
+    controller.abort();
+    await done;
+    expect(parts.map((p) => p.type)).toEqual(['text-delta', 'text-delta', 'text-delta']);
+  });
+
+  it('held_second_step reads first, then its second step holds before any word', async () => {
+    const provider = createScriptedProvider();
+    const first = await collect(
+      provider.stream({ messages: [user('[scenario:held_second_step] go')], tools: [] }),
+    );
+    expect(first[0]).toMatchObject({ type: 'tool-call', toolName: 'read_file' });
+    const controller = new AbortController();
+    controller.abort();
+    const second = await collect(
+      provider.stream(
+        {
+          messages: [
+            user('[scenario:held_second_step] go'),
+            { role: 'assistant', content: '' },
+            { role: 'tool', content: '# readme' },
+          ],
+          tools: [],
+        },
+        controller.signal,
+      ),
+    );
+    expect(second).toEqual([]);
+  });
+
+  it('a hold without an abort signal fails the step instead of hanging', async () => {
+    const parts = await collect(
+      createScriptedProvider().stream({ messages: [user('[scenario:held_stream] go')], tools: [] }),
+    );
+    expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'hold_without_signal' } });
+  });
+
+  it('long_command asks to run the command that lasts until interrupted', async () => {
+    const parts = await collect(
+      createScriptedProvider().stream({
+        messages: [user('[scenario:long_command] go')],
+        tools: [],
+      }),
+    );
+    expect(parts[0]).toMatchObject({
+      type: 'tool-call',
+      toolName: 'run_command',
+      input: { command: LONG_COMMAND },
+    });
   });
 });

@@ -1,11 +1,17 @@
 import type { ModelFailure, ModelFinishReason } from './model-provider.ts';
 
-/** One scripted output item; text and reasoning are streamed word by word. */
+/**
+ * One scripted output item; text and reasoning are streamed word by word. `hold` stops the
+ * stream until the request is aborted, then ends it without a finish, as an aborted stream
+ * ends: a test reaches a point of a turn by waiting for the event that proves it, and the
+ * turn stays there until the test interrupts it or kills its runtime, whatever the CPU does.
+ */
 export type ScriptedItem =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'reasoning'; readonly text: string }
   | { readonly type: 'tool-call'; readonly toolName: string; readonly input: unknown }
-  | { readonly type: 'error'; readonly error: ModelFailure };
+  | { readonly type: 'error'; readonly error: ModelFailure }
+  | { readonly type: 'hold' };
 
 /** One scripted model step. */
 export interface ScriptedStep {
@@ -25,6 +31,13 @@ export interface ScriptedScenario {
 export const TWO_TOOLS_WRITTEN = 'hello from agentwire\n';
 
 const longText = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+
+/**
+ * The command `long_command` runs: it lasts until it is killed (an interrupt aborts it) or
+ * until the process that started it is gone (`$PPID` is the runtime), so a SIGKILLed
+ * runtime leaves no command behind.
+ */
+export const LONG_COMMAND = 'while kill -0 $PPID 2>/dev/null; do sleep 0.1; done';
 
 /**
  * The built-in scenarios of the scripted provider (issue 6: streamed text, reasoning, tool
@@ -108,6 +121,24 @@ export const SCRIPTED_SCENARIOS = {
   slow_text: {
     chunkDelayMs: 50,
     steps: [{ items: [{ type: 'text', text: longText }] }],
+  },
+  /** Streams a few words, then holds: the turn is "streaming" until it is ended. */
+  held_stream: {
+    steps: [{ items: [{ type: 'text', text: 'Thinking it over' }, { type: 'hold' }] }],
+  },
+  /** Reads README.md, then the second step holds before its first word: between two steps. */
+  held_second_step: {
+    steps: [
+      { items: [{ type: 'tool-call', toolName: 'read_file', input: { path: 'README.md' } }] },
+      { items: [{ type: 'hold' }, { type: 'text', text: 'Never said.' }] },
+    ],
+  },
+  /** A `run_command` (asks first) that runs until it is interrupted: a tool running. */
+  long_command: {
+    steps: [
+      { items: [{ type: 'tool-call', toolName: 'run_command', input: { command: LONG_COMMAND } }] },
+      { items: [{ type: 'text', text: 'The command ended.' }] },
+    ],
   },
 } as const satisfies Record<string, ScriptedScenario>;
 

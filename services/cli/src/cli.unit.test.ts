@@ -64,6 +64,19 @@ describe('formatEvent', () => {
     expect(line).toContain(event.payload.riskLevel);
   });
 
+  it.each([
+    ['permission_resolved', { decision: 'allow', reason: 'ok' }, 'allow request perm_1: ok'],
+    [
+      'permission_denied',
+      { toolName: 'write_file', reason: 'interrupted' },
+      'write_file request perm_1: interrupted',
+    ],
+  ] as const)('names the request a %s settles (issue 20)', (type, payload, summary) => {
+    const base = sampleSessionEvent(type, { sequenceNumber: 7 });
+    const event = { ...base, payload: { ...base.payload, ...payload, requestId: 'perm_1' } };
+    expect(formatEvent(event as typeof base)).toBe(`   7 ${type}  ${summary}`);
+  });
+
   it('keeps one line and cuts long summaries', () => {
     const base = sampleSessionEvent('turn_started', { sequenceNumber: 3 });
     const event = { ...base, payload: { ...base.payload, input: `a\nb ${'x'.repeat(500)}` } };

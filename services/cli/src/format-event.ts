@@ -23,11 +23,17 @@ const SUMMARIES: Summaries = {
   tool_batch_complete: (p) => `${p.successCount} ok, ${p.errorCount} failed`,
   permission_requested: (p) =>
     `${p.toolName} (${p.riskLevel}) request ${p.requestId ?? '?'}: ${p.reason}`,
-  permission_resolved: (p) => `${p.decision}${p.reason === undefined ? '' : `: ${p.reason}`}`,
-  permission_denied: (p) => `${p.toolName}: ${p.reason}`,
+  // A settled request names its id, so that whoever answers by id sees its question is over.
+  permission_resolved: (p) =>
+    `${p.decision}${requestOf(p)}${p.reason === undefined ? '' : `: ${p.reason}`}`,
+  permission_denied: (p) => `${p.toolName}${requestOf(p)}: ${p.reason}`,
   turn_complete: (p) => `${p.resultType} ${quote(p.response)}`,
   turn_error: (p) => `${p.turnPhase}: ${p.error.message}`,
 };
+
+function requestOf(payload: { readonly requestId?: string | undefined }): string {
+  return payload.requestId === undefined ? '' : ` request ${payload.requestId}`;
+}
 
 function quote(text: string): string {
   return JSON.stringify(text);

@@ -35,11 +35,16 @@ export const PermissionResolvedPayload = z.object({
 /** Payload of `permission_resolved`. */
 export type PermissionResolvedPayload = z.infer<typeof PermissionResolvedPayload>;
 
-/** `permission_denied` (R16.2). */
+/**
+ * `permission_denied` (R16.2): the request ends without an allow, whatever ended it (a
+ * denial, the timeout, an interrupt, a lost runtime). `requestId` is ours (additive): the
+ * id a frontend answered by, so it can clear that question (docs/decisions/0120).
+ */
 export const PermissionDeniedPayload = z.object({
   toolCallId: z.string(),
   toolName: z.string(),
   reason: z.string(),
+  requestId: z.string().optional(),
 });
 /** Payload of `permission_denied`. */
 export type PermissionDeniedPayload = z.infer<typeof PermissionDeniedPayload>;

@@ -50,6 +50,16 @@ export const TurnCompletePayload = z.object({
 /** Payload of `turn_complete`. */
 export type TurnCompletePayload = z.infer<typeof TurnCompletePayload>;
 
+/**
+ * Why a turn ended before its model was done (ours, docs/decisions/0120): `interrupted` (an
+ * interrupt, a shutdown, a failure of the runtime driving it) or `runtime_lost` (its runtime
+ * died and the next owner closed it). It is the `reason` of the `permission_denied` of each
+ * request the turn left open and the error `code` of what the turn left unfinished.
+ */
+export const EarlyTurnEnd = z.enum(['interrupted', 'runtime_lost']);
+/** Why a turn ended early. */
+export type EarlyTurnEnd = z.infer<typeof EarlyTurnEnd>;
+
 /** `turn_error` (R16.2): seals the turn (R3.4). `turnPhase` is free text (ours). */
 export const TurnErrorPayload = z.object({
   error: ErrorPayload,

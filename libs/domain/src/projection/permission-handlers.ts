@@ -16,12 +16,24 @@ function settle(
   };
 }
 
+/** The requests left once the one `settled` names is gone: by request id when given. */
+function without(
+  pending: readonly PendingPermission[],
+  settled: { readonly requestId?: string | undefined; readonly toolCallId: string },
+): PendingPermission[] {
+  const { requestId, toolCallId } = settled;
+  return pending.filter((r) =>
+    requestId === undefined ? r.toolCallId !== toolCallId : r.requestId !== requestId,
+  );
+}
+
 /**
  * Permission handlers (R16.3). A request joins `pendingPermissions` and a running session
- * waits; `permission_resolved` removes it (by request id when given, else by tool call id)
- * and marks the tool call denied on deny and completed otherwise; `permission_denied`
- * removes it and marks the call denied. The last answer returns a waiting session to
- * running (ours: R16.3 names `waiting` without saying who sets it).
+ * waits; `permission_resolved` removes it and marks the tool call denied on deny and
+ * completed otherwise; `permission_denied` removes it and marks the call denied. Both find
+ * the request by its request id when the event carries one, else by tool call id. The last
+ * answer returns a waiting session to running (ours: R16.3 names `waiting` without saying
+ * who sets it).
  */
 export const permissionHandlers: ProjectionHandlers<
   'permission_requested' | 'permission_resolved' | 'permission_denied'
@@ -44,15 +56,12 @@ export const permissionHandlers: ProjectionHandlers<
     };
   },
   permission_resolved: (p, e) => {
-    const { requestId, toolCallId, decision } = e.payload;
-    const remaining = p.pendingPermissions.filter((r) =>
-      requestId === undefined ? r.toolCallId !== toolCallId : r.requestId !== requestId,
-    );
+    const { toolCallId, decision } = e.payload;
+    const remaining = without(p.pendingPermissions, e.payload);
     return settle(p, remaining, toolCallId, decision === 'deny' ? 'denied' : 'completed');
   },
   permission_denied: (p, e) => {
-    const { toolCallId } = e.payload;
-    const remaining = p.pendingPermissions.filter((r) => r.toolCallId !== toolCallId);
-    return settle(p, remaining, toolCallId, 'denied');
+    const remaining = without(p.pendingPermissions, e.payload);
+    return settle(p, remaining, e.payload.toolCallId, 'denied');
   },
 };

@@ -1,7 +1,7 @@
 import { parseSessionEvent, SessionProjection } from '@agentwire/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventRecipeArb, numbered } from '../testing/arbitrary-events.ts';
+import { type EventRecipe, eventRecipeArb, numbered } from '../testing/arbitrary-events.ts';
 import { initialProjection, rebuildProjection, reduce } from './reduce.ts';
 
 const recipes = fc.array(eventRecipeArb, { minLength: 1, maxLength: 60 });
@@ -57,6 +57,32 @@ describe('reducer properties (R10)', () => {
         });
         const p = delivered.reduce(reduce, initialProjection('s1', events[0]?.timestamp ?? 0));
         expect(p).toEqual(rebuildProjection('s1', events));
+      }),
+    );
+  });
+
+  it('no permission request or tool call outlives the turn_complete or turn_error after it', () => {
+    const tools = fc.constantFrom<EventRecipe['type']>(
+      'tool_call_scheduled',
+      'tool_call_started',
+      'permission_requested',
+    );
+    const withTools = fc.array(
+      fc.oneof(
+        eventRecipeArb,
+        eventRecipeArb.chain((r) => tools.map((type) => ({ ...r, type }))),
+      ),
+      { minLength: 1, maxLength: 60 },
+    );
+    fc.assert(
+      fc.property(withTools, (r) => {
+        let p = initialProjection('s1', 0);
+        for (const e of numbered(r)) {
+          p = reduce(p, e);
+          if (e.type !== 'turn_complete' && e.type !== 'turn_error') continue;
+          expect(p.pendingPermissions).toEqual([]);
+          expect(p.activeToolCalls).toEqual([]);
+        }
       }),
     );
   });

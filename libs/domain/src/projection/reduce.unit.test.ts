@@ -203,6 +203,43 @@ describe('permissions (R16.3)', () => {
   });
 });
 
+describe('a turn leaves nothing open behind it (docs/decisions/0121)', () => {
+  const leftovers = (turnId: string) => [
+    ev('turn_started', {}, { turnId }),
+    ev('tool_call_scheduled', { toolCallId: 'r' }, { turnId }),
+    ev('tool_call_result', { toolCallId: 'r' }, { turnId }),
+    ev('tool_call_scheduled', { toolCallId: 'w' }, { turnId }),
+    ev('permission_requested', { toolCallId: 'w', requestId: 'req-w' }, { turnId }),
+  ];
+
+  it.each([
+    ['turn_complete', 'idle'],
+    ['turn_error', 'error'],
+  ] as const)(
+    'given a request and calls no event settled, when the turn ends by %s, then none is left',
+    (end, status) => {
+      const p = given(...leftovers('t1'), ev(end, {}, { turnId: 't1' }));
+      expect(p).toMatchObject({ status, pendingPermissions: [], activeToolCalls: [] });
+    },
+  );
+
+  it('given an unsealed turn with leftovers, when the next turn starts, then none carries over', () => {
+    const p = given(...leftovers('t1'), ev('turn_started', {}, { turnId: 't2' }));
+    expect(p).toMatchObject({ status: 'running', pendingPermissions: [], activeToolCalls: [] });
+  });
+
+  it('given two requests of one call, when one is denied by request id, then only it leaves', () => {
+    const p = given(
+      ev('turn_started'),
+      ev('permission_requested', { toolCallId: 'a', requestId: 'req-1' }),
+      ev('permission_requested', { toolCallId: 'a', requestId: 'req-2' }),
+      ev('permission_denied', { toolCallId: 'a', requestId: 'req-1', reason: 'interrupted' }),
+    );
+    expect(p.pendingPermissions.map((r) => r.requestId)).toEqual(['req-2']);
+    expect(p.status).toBe('waiting');
+  });
+});
+
 describe('queued inputs (R16.3, R14.4)', () => {
   const queued = (id: string) =>
     ev('turn_steer_queued', { pendingInputId: id, input: `do ${id}`, delivery: 'guide' });

@@ -7,6 +7,7 @@ import type {
   ModelUsage,
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider, ModelToolCall, ModelToolSpec } from '@agentwire/model';
+import { INTERRUPTED } from './early-turn-end.ts';
 import type { IdSource } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
@@ -74,7 +75,9 @@ function tokensOf(usage: ModelUsage): MessageTokens {
  * One model step (R7.4): `model_request`, `model_streaming` per delta (transient, R3.3),
  * then the assistant message with its text and reasoning parts, then `model_complete`
  * (`querySource: "main_turn"`, usage) or `model_error`. The history gains the assistant
- * message on success.
+ * message on success. An interrupted step still saves its message, with what it streamed
+ * and the `interrupted` error, hidden from the model as it is from the live history
+ * (docs/decisions/0122): the transcript says where the turn stopped.
  */
 export async function runModelStep(
   ctx: ModelStepContext,
@@ -103,8 +106,12 @@ export async function runModelStep(
     textPartId,
     reasoningPartId,
   });
+  const output = { assistantMessageId, created, text, textPartId, reasoning, reasoningPartId };
   let failure = streamed;
-  if (ctx.signal.aborted) return { kind: 'cancelled' };
+  if (ctx.signal.aborted) {
+    await saveAssistant(ctx, { ...output, usage: {}, finish: undefined, failure: INTERRUPTED });
+    return { kind: 'cancelled' };
+  }
   if (failure === undefined && finish === undefined) {
     failure = {
       type: 'provider_error',
@@ -119,17 +126,7 @@ export async function runModelStep(
     kind: failure === undefined ? 'finish' : 'error',
   });
   const usage = finish?.usage ?? {};
-  await saveAssistant(ctx, {
-    assistantMessageId,
-    created,
-    text,
-    textPartId,
-    reasoning,
-    reasoningPartId,
-    usage,
-    finish,
-    failure,
-  });
+  await saveAssistant(ctx, { ...output, usage, finish, failure });
   if (failure !== undefined) {
     await emitter.emit('model_error', turnId, traceId, {
       error: failure,
@@ -241,6 +238,7 @@ interface StepOutput {
 async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<void> {
   const write = { sequence: ctx.emitter.appender.latestSequence, traceId: ctx.traceId };
   const completed = ctx.now();
+  const interrupted = out.failure === INTERRUPTED;
   const message: AssistantMessage = {
     id: out.assistantMessageId,
     sessionId: ctx.emitter.sessionId,
@@ -260,7 +258,7 @@ async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<vo
       origin: 'agent_runtime',
       kind: 'assistant_response',
       uiVisibility: 'visible',
-      providerVisibility: 'visible',
+      providerVisibility: interrupted ? 'hidden' : 'visible',
       transcriptVisibility: 'visible',
     },
     anchor: { turnId: ctx.turnId },

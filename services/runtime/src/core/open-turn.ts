@@ -9,12 +9,33 @@ export interface OpenToolCall {
   readonly startedAt: number | undefined;
 }
 
+/** A permission request that no `permission_resolved` or `permission_denied` answered. */
+export interface OpenPermission {
+  readonly requestId: string | undefined;
+  readonly toolCallId: string;
+  readonly toolName: string;
+}
+
+/** A tool batch whose calls were scheduled and that never completed (`tool_batch_complete`). */
+export interface OpenBatch {
+  /** The calls scheduled so far, in order. */
+  readonly toolCallIds: readonly string[];
+  readonly successCount: number;
+  readonly errorCount: number;
+}
+
 /** A turn that started and was never sealed by `turn_complete` or `turn_error` (R3.4). */
 export interface OpenTurn {
   readonly turnId: string;
   readonly traceId: string;
   readonly inputId: string | undefined;
   readonly toolCalls: readonly OpenToolCall[];
+  readonly permissions: readonly OpenPermission[];
+  readonly batch: OpenBatch | undefined;
+  /** The last message the stream names in this turn (the user's, then a step's). */
+  readonly lastMessageId: string | undefined;
+  /** Provider and model of the turn's last main-turn `model_request`. */
+  readonly model: { readonly providerId: string; readonly modelId: string } | undefined;
 }
 
 /** What a replay of a session's non-transient events says about its turns. */
@@ -30,20 +51,27 @@ export interface TurnScan {
   readonly inputs: ReadonlyMap<string, { readonly turnId?: string | undefined }>;
 }
 
+interface Scanning {
+  readonly turnId: string;
+  readonly traceId: string;
+  readonly inputId: string | undefined;
+  readonly calls: Map<string, OpenToolCall>;
+  /** Keyed by request id, else by tool call id (as the reducer matches them, R16.3). */
+  readonly permissions: Map<string, OpenPermission>;
+  batch: OpenBatch | undefined;
+  lastMessageId: string | undefined;
+  model: OpenTurn['model'];
+}
+
 /**
  * Folds a session's non-transient events (in order) into what crash reconciliation needs
- * (DESIGN.md flow 6): the unsealed turn with its still open tool calls, the last sealed
- * turn (whose transient events may still wait for purging) and the number of turns.
+ * (DESIGN.md flow 6): the unsealed turn with its still open tool calls, permission requests
+ * and batch, the last sealed turn (whose transient events may still wait for purging) and
+ * the number of turns. The runtime folds its own events the same way, so a turn whose loop
+ * fails is settled by the same rule (issue 20).
  */
 export class TurnScanner {
-  #open:
-    | {
-        turnId: string;
-        traceId: string;
-        inputId: string | undefined;
-        calls: Map<string, OpenToolCall>;
-      }
-    | undefined;
+  #open: Scanning | undefined;
   #lastSealed: string | undefined;
   #turns = 0;
   readonly #waiting = new Set<string>();
@@ -82,6 +110,10 @@ export class TurnScanner {
           traceId: event.traceId,
           inputId: event.payload.inputId,
           calls: new Map(),
+          permissions: new Map(),
+          batch: undefined,
+          lastMessageId: event.payload.messageId,
+          model: undefined,
         };
         return;
       case 'turn_complete':
@@ -89,26 +121,8 @@ export class TurnScanner {
         if (this.#open?.turnId === event.turnId) this.#open = undefined;
         if (event.turnId !== null) this.#lastSealed = event.turnId;
         return;
-      case 'tool_call_scheduled':
-        this.#open?.calls.set(event.payload.toolCallId, {
-          toolCallId: event.payload.toolCallId,
-          toolName: event.payload.toolName,
-          input: event.payload.input,
-          assistantMessageId: event.payload.assistantMessageId,
-          startedAt: undefined,
-        });
-        return;
-      case 'tool_call_started': {
-        const call = this.#open?.calls.get(event.payload.toolCallId);
-        if (call !== undefined)
-          this.#open?.calls.set(call.toolCallId, { ...call, startedAt: event.payload.startedAt });
-        return;
-      }
-      case 'tool_call_result':
-      case 'tool_call_error':
-        this.#open?.calls.delete(event.payload.toolCallId);
-        return;
       default:
+        if (this.#open !== undefined) addToTurn(this.#open, event);
         return;
     }
   }
@@ -125,6 +139,10 @@ export class TurnScanner {
               traceId: open.traceId,
               inputId: open.inputId,
               toolCalls: [...open.calls.values()],
+              permissions: [...open.permissions.values()],
+              batch: open.batch,
+              lastMessageId: open.lastMessageId,
+              model: open.model,
             },
       lastSealedTurnId: this.#lastSealed,
       turnCount: this.#turns,
@@ -132,5 +150,66 @@ export class TurnScanner {
       settledInputIds: new Set(this.#settled),
       inputs: new Map(this.#inputs),
     };
+  }
+}
+
+/** Folds one event of the open turn: its model, calls, batch and permission requests. */
+function addToTurn(turn: Scanning, event: SessionEvent): void {
+  switch (event.type) {
+    case 'model_request':
+      if ((event.payload.querySource ?? 'main_turn') === 'main_turn') {
+        turn.model = { providerId: event.payload.providerId, modelId: event.payload.modelId };
+      }
+      return;
+    case 'tool_call_scheduled': {
+      const { toolCallId, assistantMessageId } = event.payload;
+      turn.calls.set(toolCallId, {
+        toolCallId,
+        toolName: event.payload.toolName,
+        input: event.payload.input,
+        assistantMessageId,
+        startedAt: undefined,
+      });
+      const batch = turn.batch ?? { toolCallIds: [], successCount: 0, errorCount: 0 };
+      turn.batch = { ...batch, toolCallIds: [...batch.toolCallIds, toolCallId] };
+      if (assistantMessageId !== undefined) turn.lastMessageId = assistantMessageId;
+      return;
+    }
+    case 'tool_call_started': {
+      const call = turn.calls.get(event.payload.toolCallId);
+      if (call !== undefined)
+        turn.calls.set(call.toolCallId, { ...call, startedAt: event.payload.startedAt });
+      return;
+    }
+    case 'tool_call_result':
+    case 'tool_call_error': {
+      if (!turn.calls.delete(event.payload.toolCallId) || turn.batch === undefined) return;
+      const ok = event.type === 'tool_call_result' && event.payload.result.success;
+      turn.batch = {
+        ...turn.batch,
+        successCount: turn.batch.successCount + (ok ? 1 : 0),
+        errorCount: turn.batch.errorCount + (ok ? 0 : 1),
+      };
+      return;
+    }
+    case 'tool_batch_complete':
+      turn.batch = undefined;
+      return;
+    case 'permission_requested': {
+      const { requestId, toolCallId, toolName } = event.payload;
+      turn.permissions.set(requestId ?? toolCallId, { requestId, toolCallId, toolName });
+      return;
+    }
+    case 'permission_resolved':
+    case 'permission_denied': {
+      const { requestId, toolCallId } = event.payload;
+      if (requestId !== undefined) turn.permissions.delete(requestId);
+      else
+        for (const [key, p] of turn.permissions)
+          if (p.toolCallId === toolCallId) turn.permissions.delete(key);
+      return;
+    }
+    default:
+      return;
   }
 }

@@ -1,62 +1,22 @@
-import type { ErrorPayload } from '@agentwire/contracts';
+import { RUNTIME_LOST } from './early-turn-end.ts';
 import type { OpenTurn } from './open-turn.ts';
-import type { RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import { toolPartId } from './tool-executor.ts';
-import type { TranscriptWriter } from './transcript-writer.ts';
-
-/** The error every reconciled call and turn carries (DESIGN.md flow 6). */
-export const RUNTIME_LOST: ErrorPayload = {
-  type: 'runtime_lost',
-  message: 'the runtime that drove this turn stopped before it finished',
-  code: 'runtime_lost',
-  retryable: false,
-  attribution: { source: 'runtime', reason: 'runtime_lost' },
-};
+import { type SettleDeps, settleOpenTurn } from './settle-open-turn.ts';
 
 /**
  * Crash reconciliation (ours, DESIGN.md flow 6): closes what a dead owner left open, so
- * every frontend and the next model request see a consistent transcript. Each open tool
- * call gets its part written as `error` and a `tool_call_error`; the turn ends with
- * `turn_error` (`runtime_lost`). Runs on the new owner's emitter, so numbering continues.
+ * every frontend and the next model request see a consistent transcript: its requests are
+ * denied (`runtime_lost`), its calls fail, its batch completes and the turn ends with
+ * `turn_error` (`runtime_lost`), all by {@link settleOpenTurn}. A failing write throws, so
+ * the session does not become resident half reconciled; the next load settles what is
+ * still open, since the scan reads the stream.
  */
-export async function reconcileOpenTurn(
-  emitter: SessionEmitter,
-  writer: TranscriptWriter,
-  clock: RuntimeClock,
-  open: OpenTurn,
-): Promise<void> {
-  for (const call of open.toolCalls) {
-    const now = clock.now();
-    if (call.assistantMessageId !== undefined) {
-      await writer.savePart(
-        {
-          id: toolPartId(call.assistantMessageId, call.toolCallId),
-          sessionId: emitter.sessionId,
-          messageId: call.assistantMessageId,
-          type: 'tool',
-          toolCallId: call.toolCallId,
-          toolName: call.toolName,
-          state: {
-            status: 'error',
-            input: call.input,
-            error: `runtime_lost: ${RUNTIME_LOST.message}`,
-            time: { start: call.startedAt ?? now, end: now },
-          },
-        },
-        { sequence: emitter.appender.latestSequence, traceId: open.traceId },
-      );
-    }
-    await emitter.emit('tool_call_error', open.turnId, open.traceId, {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      error: RUNTIME_LOST,
-    });
-  }
-  await emitter.emit('turn_error', open.turnId, open.traceId, {
+export async function reconcileOpenTurn(deps: SettleDeps, open: OpenTurn): Promise<void> {
+  await settleOpenTurn(deps, open, {
+    reason: 'runtime_lost',
     error: RUNTIME_LOST,
     turnPhase: 'runtime_lost',
-    ...(open.inputId === undefined ? {} : { inputId: open.inputId }),
+    writes: 'required',
   });
 }
 

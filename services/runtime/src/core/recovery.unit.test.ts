@@ -6,22 +6,11 @@ import {
 } from '@agentwire/contracts';
 import { describe, expect, it } from 'vitest';
 import {
-  countingIds,
-  RecordingLogger,
-  RecordingPublisher,
-  RecordingWriter,
-  steppingClock,
-} from '../testing/fake-ports.ts';
-import { EventAppender } from './event-appender.ts';
-import { EventWindow } from './event-window.ts';
-import {
   countUserTurns,
   historyFromTranscript,
   type TranscriptRow,
 } from './history-from-transcript.ts';
 import { TurnScanner } from './open-turn.ts';
-import { reconcileOpenTurn } from './reconcile-open-turn.ts';
-import { SessionEmitter } from './session-emitter.ts';
 
 const TRACE = 'c'.repeat(32);
 let n = 0;
@@ -96,6 +85,10 @@ describe('TurnScanner (flow 6)', () => {
             startedAt: undefined,
           },
         ],
+        permissions: [],
+        batch: { toolCallIds: ['c1', 'c2'], successCount: 1, errorCount: 0 },
+        lastMessageId: 'm1',
+        model: undefined,
       },
       lastSealedTurnId: 't1',
       turnCount: 2,
@@ -156,56 +149,34 @@ describe('TurnScanner (flow 6)', () => {
   });
 });
 
-describe('reconcileOpenTurn (flow 6)', () => {
-  it('closes each open call (part error + tool_call_error) then the turn as runtime_lost, continuing the numbers', async () => {
-    const publisher = new RecordingPublisher();
-    const writer = new RecordingWriter();
-    const appender = new EventAppender({
-      sessionId: 's',
-      window: new EventWindow(41),
-      publisher,
-      durable: { persistDurable: async () => {} },
-      usage: { recordUsage: () => {} },
-      logger: new RecordingLogger(),
-      lastDurableSequence: 41,
+describe('TurnScanner: what a turn leaves open (issue 20)', () => {
+  it('given requests answered by request id or tool call id, reports only the unanswered one', () => {
+    const scanner = new TurnScanner();
+    const asked = (toolCallId: string, requestId: string) =>
+      ev('permission_requested', 't1', {
+        toolCallId,
+        toolName: 'write_file',
+        riskLevel: 'medium',
+        reason: 'writes',
+        input: {},
+        requestId,
+      });
+    for (const e of [
+      ev('turn_started', 't1', { turnNumber: 0, input: 'a', messageId: 'u1' }),
+      ev('model_request', 't1', { messages: [], providerId: 'p', modelId: 'm' }),
+      asked('c1', 'r1'),
+      ev('permission_resolved', 't1', { toolCallId: 'c1', decision: 'allow', requestId: 'r1' }),
+      asked('c2', 'r2'),
+      ev('permission_denied', 't1', { toolCallId: 'c2', toolName: 'write_file', reason: 'no' }),
+      asked('c3', 'r3'),
+    ]) {
+      scanner.add(e);
+    }
+    expect(scanner.result().open).toMatchObject({
+      permissions: [{ requestId: 'r3', toolCallId: 'c3', toolName: 'write_file' }],
+      lastMessageId: 'u1',
+      model: { providerId: 'p', modelId: 'm' },
     });
-    const emitter = new SessionEmitter('s', appender, steppingClock(), countingIds());
-    await reconcileOpenTurn(emitter, writer, steppingClock(), {
-      turnId: 't2',
-      traceId: TRACE,
-      inputId: undefined,
-      toolCalls: [
-        {
-          toolCallId: 'c2',
-          toolName: 'run_command',
-          input: { command: 'x' },
-          assistantMessageId: 'm1',
-          startedAt: 7,
-        },
-      ],
-    });
-    expect(publisher.published.map((p) => [p.event.type, p.event.sequenceNumber])).toEqual([
-      ['tool_call_error', 42],
-      ['turn_error', 43],
-    ]);
-    expect(publisher.published[1]?.event.payload).toMatchObject({
-      turnPhase: 'runtime_lost',
-      error: { code: 'runtime_lost' },
-    });
-    expect(writer.calls).toEqual([
-      {
-        kind: 'save_part',
-        sequence: 41,
-        value: expect.objectContaining({
-          id: 'm1.c2',
-          toolName: 'run_command',
-          state: expect.objectContaining({
-            status: 'error',
-            time: expect.objectContaining({ start: 7 }),
-          }),
-        }),
-      },
-    ]);
   });
 });
 

@@ -11,6 +11,7 @@ import {
   type TurnTicket,
 } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
+import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
@@ -95,6 +96,8 @@ export class RuntimeSession {
   readonly #inputs: InputDispatcher;
   readonly #titles: SessionTitle;
   readonly #eviction: TransientEviction;
+  /** The session's own events, folded: what a failing turn left open (issue 20). */
+  readonly #turns = new TurnScanner();
   #turnCount: number;
   #active: ActiveTurn | undefined;
   #closed = false;
@@ -134,6 +137,10 @@ export class RuntimeSession {
       options.start.lastSealedTurnId,
       options.clock.now(),
     );
+    options.emitter.appender.addSink({
+      name: 'open-turn',
+      onSessionEvent: (event) => this.#turns.add(event),
+    });
   }
 
   /**
@@ -321,7 +328,8 @@ export class RuntimeSession {
   /**
    * Flow 1 and the turn's life: admission to the ledger, the row (R13.2), the promoted user
    * message (R7.3), the title job (R9.4), eviction of the previous turn's transient events
-   * (R3.4), then the agent loop; a loop that throws after the start is sealed `turn_error`.
+   * (R3.4), then the agent loop; a loop that throws after the start is sealed `turn_error`,
+   * with what it left open settled first.
    */
   async #runTurn(spec: TurnStart, signal: AbortSignal): Promise<TurnOutcome> {
     const { turnId, input, inputId, traceId } = spec;
@@ -356,7 +364,8 @@ export class RuntimeSession {
     } catch (err) {
       this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
       if (started && !(err instanceof AppendError)) {
-        if (await sealFailedTurn(this.#o.emitter, { turnId, traceId, inputId, err })) {
+        const open = this.#turns.result().open;
+        if (await sealFailedTurn(this.#o, { turnId, traceId, inputId, err }, open)) {
           this.#sealed(turnId);
         }
       }

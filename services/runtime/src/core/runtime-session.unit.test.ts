@@ -268,3 +268,74 @@ describe('a turn whose loop throws', () => {
     expect(session.turnCount).toBe(2);
   });
 });
+
+describe('a turn that ends early settles what it opened (issue 20)', () => {
+  const waitFor = (events: { type: string }[], type: string) =>
+    waitUntil(() => events.some((e) => e.type === type), {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+      what: type,
+    });
+
+  it('interrupted while a permission waits: the request is denied as interrupted, by its id, before its call fails', async () => {
+    const { session, events } = setup();
+    const ticket = session.prompt('[scenario:two_tools] read and write');
+    await waitFor(events, 'permission_requested');
+    session.interrupt();
+    await ticket.done;
+    const asked = events.find((e) => e.type === 'permission_requested');
+    const requestId = asked?.type === 'permission_requested' ? asked.payload.requestId : '';
+    const denied = events.findIndex((e) => e.type === 'permission_denied');
+    expect(events[denied]?.payload).toEqual({
+      toolCallId: asked?.payload.toolCallId,
+      toolName: 'write_file',
+      reason: 'interrupted',
+      requestId,
+    });
+    expect(events[denied + 1]).toMatchObject({
+      type: 'tool_call_error',
+      payload: { toolCallId: asked?.payload.toolCallId, error: { code: 'interrupted' } },
+    });
+    expect(session.residencyFacts().pendingInteraction).toBe(false);
+    expect(() => session.answerPermission(requestId ?? '', { decision: 'allow' })).toThrow(
+      expect.objectContaining({ code: 'unknown_permission_request' }),
+    );
+  });
+
+  it('interrupted while the model streams: the step is saved with what it streamed, as interrupted and hidden from the model', async () => {
+    const { session, events, writer } = setup();
+    const ticket = session.prompt('[scenario:held_stream] think');
+    await waitFor(events, 'model_streaming');
+    session.interrupt();
+    expect((await ticket.done).status).toBe('cancelled');
+    const saved = writer.calls.filter((c) => c.kind === 'save_assistant_message');
+    expect(saved.map((c) => c.value)).toEqual([
+      expect.objectContaining({
+        error: expect.objectContaining({ code: 'interrupted' }),
+        semantics: expect.objectContaining({ providerVisibility: 'hidden' }),
+      }),
+    ]);
+    expect(session.history.map((m) => m.role)).toEqual(['user']);
+  });
+
+  it('whose loop throws mid-batch: its scheduled call fails and its batch completes before turn_error', async () => {
+    const writer = new RecordingWriter();
+    const save = writer.savePart.bind(writer);
+    writer.savePart = async (part, ctx) => {
+      if ((part as { type: string }).type === 'tool')
+        throw new Error('commands stream unavailable');
+      return save(part, ctx);
+    };
+    const { session, events } = createSessionHarness({ root, writer });
+    await expect(session.prompt('[scenario:two_tools] go').done).rejects.toThrow();
+    const types = events.map((e) => e.type);
+    const scheduled = types.indexOf('tool_call_scheduled');
+    expect(types.slice(scheduled)).toEqual([
+      'tool_call_scheduled',
+      'tool_call_error',
+      'tool_batch_complete',
+      'turn_error',
+    ]);
+    expect(events.at(-2)?.payload).toMatchObject({ successCount: 0, errorCount: 1 });
+  });
+});

@@ -9,6 +9,7 @@ import {
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelToolCall } from '@agentwire/model';
 import { type ToolDefinition, ToolError, type ToolOutput } from '../tools/tool-definition.ts';
+import { INTERRUPTED } from './early-turn-end.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -54,7 +55,10 @@ export interface ToolBatchResult {
  * Runs one step's tool calls (R7.5): every call is declared (`tool_call_scheduled`, part
  * `pending`), then run in order, asking first where the tool needs it (R1.4), each ending
  * as `tool_call_result` (part `completed`) or `tool_call_error` (part `error`); finally
- * `tool_batch_complete`. An interrupted batch closes its remaining calls as errors.
+ * `tool_batch_complete`. An interrupted batch closes its remaining calls as errors and
+ * denies its waiting request (`permission_denied` `interrupted`, issue 20). The event of a
+ * declared call goes out before its `pending` part: a crash in between leaves a call the
+ * stream shows open, which reconciliation closes, never a part no event names.
  */
 export async function runToolBatch(
   ctx: ToolBatchContext,
@@ -74,7 +78,6 @@ export async function runToolBatch(
   });
   const order = prepared.map((p) => p.call.toolCallId);
   for (const p of prepared) {
-    await writePart(ctx, p, { status: 'pending', input: p.input });
     await ctx.emitter.emit('tool_call_scheduled', ctx.turnId, ctx.traceId, {
       toolCallId: p.call.toolCallId,
       toolName: p.name,
@@ -82,18 +85,13 @@ export async function runToolBatch(
       assistantMessageId,
       schedule: { parallelGroups: order.map((id) => [id]), executionOrder: order },
     });
+    await writePart(ctx, p, { status: 'pending', input: p.input });
   }
   const messages: ModelMessage[] = [];
   let successCount = 0;
   let errorCount = 0;
   for (const p of prepared) {
-    const outcome = ctx.signal.aborted
-      ? await failCall(ctx, p, {
-          type: 'interrupted',
-          message: 'the turn was interrupted',
-          code: 'interrupted',
-        })
-      : await runOne(ctx, p);
+    const outcome = ctx.signal.aborted ? await failCall(ctx, p, INTERRUPTED) : await runOne(ctx, p);
     if (outcome.ok) successCount += 1;
     else errorCount += 1;
     messages.push({
@@ -143,6 +141,8 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
   try {
     output = await tool.run(p.call.input, ctx.signal);
   } catch (err) {
+    // A tool stopped by the interrupt failed because of it, whatever it threw.
+    if (ctx.signal.aborted) return failCall(ctx, p, INTERRUPTED, startedAt);
     const code = err instanceof ToolError ? err.code : 'tool_failed';
     const message = err instanceof Error ? err.message : String(err);
     return failCall(ctx, p, { type: 'tool_error', message, code }, startedAt);
@@ -220,17 +220,19 @@ async function askPermission(
     });
     return undefined;
   }
-  if (outcome.kind === 'aborted')
-    return { type: 'interrupted', message: 'the turn was interrupted', code: 'interrupted' };
   const reason =
-    outcome.kind === 'timeout'
-      ? 'no answer before the timeout'
-      : (outcome.answer.reason ?? `decision ${outcome.answer.decision}`);
+    outcome.kind === 'aborted'
+      ? 'interrupted'
+      : outcome.kind === 'timeout'
+        ? 'no answer before the timeout'
+        : (outcome.answer.reason ?? `decision ${outcome.answer.decision}`);
   await ctx.emitter.emit('permission_denied', ctx.turnId, ctx.traceId, {
     toolCallId,
     toolName: p.name,
     reason,
+    requestId,
   });
+  if (outcome.kind === 'aborted') return INTERRUPTED;
   return {
     type: 'permission_denied',
     message: `permission denied: ${reason}`,

@@ -106,7 +106,8 @@ async function wire(
       { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
       'reconciling a lost turn',
     );
-    await reconcileOpenTurn(emitter, writer, o.clock, facts.scan.open);
+    const root = o.workspaceRoot;
+    await reconcileOpenTurn({ ...o, emitter, writer, cwd: root, root }, facts.scan.open);
   }
   if (facts.leftoverInputIds.length > 0) {
     o.logger.warn(

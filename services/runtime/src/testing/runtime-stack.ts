@@ -19,6 +19,8 @@ export interface RuntimeStackOptions {
   readonly titleSidecar?: boolean;
   /** Also start a projection process (flow 3). */
   readonly projection?: boolean;
+  /** Also start a gateway process (HTTP and SSE, in front of the runtimes). */
+  readonly gateway?: boolean;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -33,6 +35,8 @@ export interface RuntimeStack {
   readonly worker: ServiceProcess;
   readonly sidecar: ServiceProcess | undefined;
   readonly projection: ServiceProcess | undefined;
+  /** `http://127.0.0.1:<port>` of the gateway process, when started. */
+  readonly gatewayUrl: string | undefined;
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
@@ -49,8 +53,9 @@ export interface RuntimeStack {
 
 /**
  * Starts, for one end-to-end test file, a fresh test environment (database and subject
- * prefix), a persistence worker, optionally a title sidecar, and then the runtimes named
- * by `instanceIds`; the bus, a {@link RuntimeClient} and a store handle come with it.
+ * prefix), a persistence worker, optionally a title sidecar, a projection and a gateway,
+ * and then the runtimes named by `instanceIds`; the bus, a {@link RuntimeClient} and a
+ * store handle come with it.
  */
 export async function startRuntimeStack(
   options: RuntimeStackOptions,
@@ -61,7 +66,7 @@ export async function startRuntimeStack(
   const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const [worker, sidecar, projection] = await Promise.all([
+  const [worker, sidecar, projection, gateway] = await Promise.all([
     startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
       readyWhen: 'persistence-worker started',
     }),
@@ -75,6 +80,13 @@ export async function startRuntimeStack(
           SERVICE_MAINS.projection,
           { ...common, HTTP_PORT: '0' },
           { readyWhen: 'projection http listening' },
+        )
+      : undefined,
+    options.gateway === true
+      ? startServiceProcess(
+          SERVICE_MAINS.gateway,
+          { NATS_URL: env.natsUrl, AW_PREFIX: env.prefix, HTTP_PORT: '0' },
+          { readyWhen: 'gateway http listening' },
         )
       : undefined,
   ]);
@@ -96,7 +108,9 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), worker, sidecar, projection]) proc?.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), worker, sidecar, projection, gateway]) {
+      proc?.kill('SIGKILL');
+    }
     await env.dispose();
     throw err;
   }
@@ -108,6 +122,7 @@ export async function startRuntimeStack(
       worker,
       ...(sidecar === undefined ? [] : [sidecar]),
       ...(projection === undefined ? [] : [projection]),
+      ...(gateway === undefined ? [] : [gateway]),
     ];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
@@ -142,6 +157,7 @@ export async function startRuntimeStack(
     worker,
     sidecar,
     projection,
+    gatewayUrl: gateway?.port === undefined ? undefined : `http://127.0.0.1:${gateway.port}`,
     runtimes,
     startRuntime,
     killRuntime,
