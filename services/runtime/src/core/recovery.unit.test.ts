@@ -94,6 +94,8 @@ describe('TurnScanner (flow 6)', () => {
       turnCount: 2,
       waitingInputIds: [],
       settledInputIds: new Set(['in-2']),
+      // A retry of in-2 is the same input: its turn is known (issue 9).
+      inputs: new Map([['in-2', { turnId: 't2' }]]),
     });
   });
 
