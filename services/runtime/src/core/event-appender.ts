@@ -38,6 +38,7 @@ const SUMMARY_EVERY = 100;
 export class EventAppender {
   readonly #o: EventAppenderOptions;
   readonly #sinks: SessionSink[] = [];
+  readonly #observers: ((event: SessionEvent) => void)[] = [];
   #tail: Promise<unknown> = Promise.resolve();
   #lastDurable: number;
   #broken: AppendError | undefined;
@@ -55,6 +56,15 @@ export class EventAppender {
       const i = this.#sinks.indexOf(sink);
       if (i >= 0) this.#sinks.splice(i, 1);
     };
+  }
+
+  /**
+   * Calls `observer` synchronously as each event is numbered, before it is published: the
+   * session's own state may move at that instant (a turn is over for admission once its
+   * `turn_complete` is appended, not once the broker acknowledged it).
+   */
+  observe(observer: (event: SessionEvent) => void): void {
+    this.#observers.push(observer);
   }
 
   /** The last number assigned. */
@@ -118,6 +128,7 @@ export class EventAppender {
 
   async #storeAndPublish<E extends SessionEvent>(event: E): Promise<E> {
     const stored = this.#o.window.append(event);
+    for (const observer of this.#observers) observer(stored);
     let outcome: Awaited<ReturnType<EventPublisher['publish']>>;
     try {
       outcome = await this.#o.publisher.publish(stored, this.#lastDurable);

@@ -283,7 +283,7 @@ export class InputDispatcher {
    * `turn_failed`); then, unless the session is closing, the next queued input starts its
    * own turn (R14.3).
    */
-  afterTurn(status: TurnOutcome['status'], closing: boolean): void {
+  afterTurn(status: TurnOutcome['status'], closing: boolean, startNext = true): void {
     const log = (err: unknown) =>
       this.#d.logger.warn(
         { err, sessionId: this.#d.emitter.sessionId },
@@ -305,7 +305,8 @@ export class InputDispatcher {
       const reason = status === 'error' ? 'turn_failed' : 'turn_cancelled';
       for (const item of this.#queue.takeGuided()) this.#discard(item, reason, log);
     }
-    if (closing) return;
+    // A turn admitted while this one was ending runs already; it starts the next itself.
+    if (closing || !startNext) return;
     const next = this.#queue.takeNextQueued();
     if (next === undefined) return;
     const ticket = this.#d.startTurn(next.input, next.inputId, next.traceId, true);

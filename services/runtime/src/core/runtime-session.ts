@@ -79,6 +79,8 @@ interface ActiveTurn {
   readonly inputId: string;
   readonly controller: AbortController;
   readonly done: Promise<TurnOutcome>;
+  /** Its `turn_complete` or `turn_error` is appended: admission treats it as over. */
+  ending: boolean;
 }
 
 /**
@@ -114,7 +116,7 @@ export class RuntimeSession {
       earlierInputs: options.start.earlierInputs,
       activeTurn: () => {
         const active = this.#active;
-        if (active === undefined) return undefined;
+        if (active === undefined || active.ending) return undefined;
         const { turnId, inputId, controller } = active;
         return { turnId, inputId, stopping: controller.signal.aborted };
       },
@@ -140,6 +142,13 @@ export class RuntimeSession {
     options.emitter.appender.addSink({
       name: 'open-turn',
       onSessionEvent: (event) => this.#turns.add(event),
+    });
+    // A turn is over for admission once its end is appended (issue 9: a prompt right after
+    // `turn_complete` starts its own turn at once instead of queueing behind a finished one).
+    options.emitter.appender.observe((event) => {
+      const active = this.#active;
+      const ends = event.type === 'turn_complete' || event.type === 'turn_error';
+      if (ends && active !== undefined && event.turnId === active.turnId) active.ending = true;
     });
   }
 
@@ -230,7 +239,8 @@ export class RuntimeSession {
   /** Interrupts the running turn; it ends as `turn_complete` with `cancelled`. */
   interrupt(): TurnTicket {
     const active = this.#active;
-    if (active === undefined) throw new RuntimeError('no_active_turn', 'no turn is running');
+    if (active === undefined || active.ending)
+      throw new RuntimeError('no_active_turn', 'no turn is running');
     active.controller.abort();
     return { turnId: active.turnId, done: active.done };
   }
@@ -311,17 +321,26 @@ export class RuntimeSession {
   #startTurn(spec: TurnStart): TurnTicket {
     const controller = new AbortController();
     let status: TurnOutcome['status'] = 'error';
-    const done = this.#runTurn(spec, controller.signal)
+    // A turn whose end is appended may still be finishing: the new one waits for it.
+    const previous = this.#active?.done;
+    const done = this.#runTurn(spec, controller.signal, previous)
       .then((outcome) => {
         status = outcome.status;
         return outcome;
       })
       .finally(() => {
-        this.#active = undefined;
+        if (this.#active === active) this.#active = undefined;
         if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
-        this.#inputs.afterTurn(status, this.#closing);
+        this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
       });
-    this.#active = { turnId: spec.turnId, inputId: spec.inputId, controller, done };
+    const active: ActiveTurn = {
+      turnId: spec.turnId,
+      inputId: spec.inputId,
+      controller,
+      done,
+      ending: false,
+    };
+    this.#active = active;
     return { turnId: spec.turnId, done };
   }
 
@@ -331,12 +350,17 @@ export class RuntimeSession {
    * (R3.4), then the agent loop; a loop that throws after the start is sealed `turn_error`,
    * with what it left open settled first.
    */
-  async #runTurn(spec: TurnStart, signal: AbortSignal): Promise<TurnOutcome> {
+  async #runTurn(
+    spec: TurnStart,
+    signal: AbortSignal,
+    previous: Promise<unknown> | undefined,
+  ): Promise<TurnOutcome> {
     const { turnId, input, inputId, traceId } = spec;
     const userMessageId = this.#o.ids.newId('msg');
     let started = false;
     try {
       if (!spec.admitted) await this.#inputs.admitStartNow(input, inputId, traceId);
+      await previous?.catch(() => undefined);
       await this.#titles.ensurePersisted(input, traceId, userMessageId);
       const write = await promoteUserInput(this.#o, {
         turnId,

@@ -206,6 +206,28 @@ describe('a turn (issue 6, item 3)', () => {
     });
   });
 
+  it('a prompt right after turn_complete is appended starts its own turn at once (issue 9)', async () => {
+    const { session, publisher } = setup();
+    // The broker has turn_complete (a follower saw it), its ack has not come back yet.
+    const release = publisher.hold('turn_complete');
+    const first = await session.submit('hello');
+    await waitUntil(() => publisher.waiting.has('turn_complete'), { what: 'turn_complete sent' });
+    const second = await session.submit('and again');
+    expect(second).toMatchObject({ ok: true, delivery: 'startNow' });
+    release();
+    if (!first.ok || first.delivery !== 'startNow') throw new Error('first did not start');
+    if (!second.ok || second.delivery !== 'startNow') throw new Error('second did not start');
+    expect((await first.done).status).toBe('complete');
+    expect((await second.done).status).toBe('complete');
+    const turns = publisher.published.filter((p) => p.event.type === 'turn_started');
+    expect(turns.map((p) => p.event.turnId)).toEqual([first.turnId, second.turnId]);
+    expect(
+      turns.map((p) => (p.event.type === 'turn_started' ? p.event.payload.turnNumber : -1)),
+    ).toEqual([0, 1]);
+    const firstEnd = publisher.types().indexOf('turn_complete');
+    expect(publisher.types().indexOf('turn_steer_queued', firstEnd)).toBeGreaterThan(firstEnd);
+  });
+
   it('keeps the conversation across turns for the model', async () => {
     const { session } = setup();
     await session.prompt('one').done;

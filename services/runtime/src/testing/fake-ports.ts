@@ -20,7 +20,30 @@ export class RecordingPublisher implements EventPublisher {
   fenceNext = false;
   failNext: Error | undefined;
 
+  readonly #holds = new Map<string, Promise<void>>();
+  /** Types whose publish has started and waits for its release (see {@link hold}). */
+  readonly waiting = new Set<string>();
+
+  /** Makes the next publish of `type` wait until the returned function is called. */
+  hold(type: string): () => void {
+    let release = () => {};
+    this.#holds.set(
+      type,
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
+    return () => release();
+  }
+
   async publish(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome> {
+    const held = this.#holds.get(event.type);
+    if (held !== undefined) {
+      this.#holds.delete(event.type);
+      this.waiting.add(event.type);
+      await held;
+      this.waiting.delete(event.type);
+    }
     if (this.failNext !== undefined) throw this.failNext;
     if (this.fenceNext) return { ok: false, reason: 'fenced', detail: 'wrong last sequence' };
     this.published.push({ event, previousDurableSequence });
