@@ -72,6 +72,7 @@ export {
   lastSessionSequence,
   numberOf,
   type OpenTurn,
+  onlyGarbageBetween,
   openTurns,
   purgeTurn,
   type SessionPosition,

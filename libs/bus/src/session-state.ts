@@ -157,3 +157,39 @@ export async function purgeTurn(
   });
   return response.purged;
 }
+
+/**
+ * True when every message stored on `subject` after stream sequence `after` up to
+ * `through` is garbage: neither an event (`Aw-Seq`) nor a writer's fence marker. A writer
+ * whose fence a foreign publish moved may then adopt `through` and go on (issue 9: garbage
+ * on a session subject is tolerated); any event or marker among them is another writer,
+ * and the fence holds. Reads headers only.
+ */
+export async function onlyGarbageBetween(
+  jsm: JetStreamManager,
+  stream: string,
+  subject: string,
+  after: number,
+  through: number,
+): Promise<boolean> {
+  const consumer = await jsm.jetstream().consumers.get(stream, {
+    filter_subjects: subject,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: after + 1,
+    headers_only: true,
+  });
+  try {
+    for (;;) {
+      const m = await consumer.next({ expires: 2000 });
+      if (m === null) return false;
+      if (m.seq > through) return true;
+      const h = m.headers;
+      if ((h?.get(HEADERS.sequence) ?? '') !== '' || (h?.get(HEADERS.fence) ?? '') !== '') {
+        return false;
+      }
+      if (m.seq === through || m.info.pending === 0) return true;
+    }
+  } finally {
+    await consumer.delete().catch(() => undefined);
+  }
+}

@@ -1,6 +1,14 @@
-import { BusError, publishEvent, type SessionFence, type StreamPublisher } from '@agentwire/bus';
+import {
+  BusError,
+  eventSubjectOf,
+  onlyGarbageBetween,
+  publishEvent,
+  type SessionFence,
+  type StreamPublisher,
+} from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
-import type { EventPublisher, PublishOutcome } from '../core/ports.ts';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { EventPublisher, PublishOutcome, RuntimeLogger } from '../core/ports.ts';
 import type { LeaseManager } from './lease-manager.ts';
 
 /** Options of {@link JetStreamPublisher}. */
@@ -11,6 +19,8 @@ export interface JetStreamPublisherOptions {
   readonly sessionId: string;
   readonly fence: SessionFence;
   readonly leases: LeaseManager;
+  readonly jsm: JetStreamManager;
+  readonly logger: RuntimeLogger;
   /** Pauses between retries of a publish the broker did not answer (default 100 ms .. 2 s). */
   readonly retryDelayMs?: (attempt: number) => number;
   /**
@@ -32,10 +42,11 @@ export class PublishAbandoned extends Error {
  * local lease deadline it first renews the lease (a compare-and-set that fails if anyone
  * took it), and publishes nothing if that fails.
  *
- * A `fenced` answer is final, with one exception the broker's answer proves: the subject's
- * actual last sequence is *below* the expected one, so messages were only removed there
- * (age limit, purge); stream sequences only grow, so any foreign write would show a higher
- * one. Then the fence adopts the actual sequence and the publish is retried once. A fence
+ * A `fenced` answer is final, with two exceptions: the subject's actual last sequence is
+ * *below* the expected one, so messages were only removed there (age limit, purge; stream
+ * sequences only grow, so a foreign write would show a higher one); or everything stored
+ * there since is garbage (no event, no fence marker: issue 9). Then the fence adopts the
+ * actual sequence and the publish is retried once. A fence
  * is never reloaded from the stream blindly: that is how a second writer once numbered
  * over a live one (issue 21).
  */
@@ -92,9 +103,25 @@ export class JetStreamPublisher implements EventPublisher {
     const first = await this.#attempt(event, previousDurableSequence);
     if (first.ok || first.actual === undefined) return first.outcome;
     const expected = this.#o.fence.expectedFor(event);
-    if (first.actual >= expected) return first.outcome;
+    if (first.actual > expected && !(await this.#garbageOnly(event, expected, first.actual))) {
+      return first.outcome;
+    }
     this.#o.fence.rewind(event, first.actual);
     return (await this.#attempt(event, previousDurableSequence)).outcome;
+  }
+
+  /** Whether what moved the fence is garbage someone published there, not another writer. */
+  async #garbageOnly(event: SessionEvent, expected: number, actual: number): Promise<boolean> {
+    const subject = eventSubjectOf(this.#o.names, event);
+    const garbage = await onlyGarbageBetween(
+      this.#o.jsm,
+      this.#o.names.eventsStream,
+      subject,
+      expected,
+      actual,
+    ).catch(() => false);
+    if (garbage) this.#o.logger.warn({ subject, expected, actual }, 'skipping garbage on subject');
+    return garbage;
   }
 
   async #attempt(
