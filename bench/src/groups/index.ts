@@ -1,5 +1,6 @@
 import type { BenchGroup } from '../group.ts';
 import { domainGroup } from './domain.ts';
+import { faultsGroup } from './faults.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
 import { runtimeGroup } from './runtime.ts';
@@ -10,4 +11,5 @@ export const groups: readonly BenchGroup[] = [
   persistenceGroup,
   projectionGroup,
   runtimeGroup,
+  faultsGroup,
 ];
