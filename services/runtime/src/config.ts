@@ -1,5 +1,13 @@
+import { type ResidencyOptions, resolveResidencyOptions } from '@agentwire/domain';
 import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
 import { z } from 'zod';
+
+/** The variable behind each residency option, for a start-up error that names it. */
+const RESIDENCY_VARIABLES: { readonly [K in keyof ResidencyOptions]: string } = {
+  target: 'AW_RESIDENT_TARGET',
+  highWater: 'AW_RESIDENT_HIGH_WATER',
+  idleTimeoutMs: 'AW_RESIDENT_IDLE_MS',
+};
 
 /**
  * The runtime's environment (DESIGN.md "Processes": zod-validated): the shared variables of
@@ -41,6 +49,21 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     AW_RESIDENT_TARGET: z.coerce.number().int().min(0).default(8),
     AW_RESIDENT_HIGH_WATER: z.coerce.number().int().min(0).default(16),
     AW_RESIDENT_IDLE_MS: z.coerce.number().int().min(0).default(600_000),
+  })
+  .superRefine((c, ctx) => {
+    // R16.6: invalid residency options are rejected at start, naming the variable.
+    const resolved = resolveResidencyOptions({
+      target: c.AW_RESIDENT_TARGET,
+      highWater: c.AW_RESIDENT_HIGH_WATER,
+      idleTimeoutMs: c.AW_RESIDENT_IDLE_MS,
+    });
+    if (!resolved.ok) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [RESIDENCY_VARIABLES[resolved.field]],
+        message: resolved.reason,
+      });
+    }
   })
   .refine(
     (c) =>

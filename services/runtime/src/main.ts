@@ -45,7 +45,11 @@ await runServiceMain({
           host: config.HTTP_HOST,
           logger,
         });
-        runtime = await startRuntime(config, logger, metrics.usage);
+        runtime = await startRuntime(config, logger, metrics.usage, {
+          residencyMetrics: metrics.residency,
+        });
+        const started = runtime;
+        metrics.observeResident(() => started.host.residentSessionIds.length);
       },
       stop: async () => {
         await runtime?.stop();

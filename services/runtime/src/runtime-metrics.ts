@@ -1,5 +1,10 @@
 import { isTransientEventType, type SessionEvent } from '@agentwire/contracts';
-import { createMetricsRegistry, type MetricsRegistry } from '@agentwire/telemetry';
+import type { EvictionReason } from '@agentwire/domain';
+import {
+  createMetricsRegistry,
+  type MetricsRegistry,
+  secondsHistogram,
+} from '@agentwire/telemetry';
 import type { UsageRecorder } from './core/ports.ts';
 
 /** Metric names of the runtime (OpenTelemetry style; Prometheus adds `_total`). */
@@ -7,12 +12,26 @@ export const RUNTIME_METRICS = {
   eventsAppended: 'agentwire.runtime.events.appended',
   toolCalls: 'agentwire.runtime.tool.calls',
   modelTokens: 'agentwire.runtime.model.tokens',
+  resident: 'agentwire.runtime.sessions.resident',
+  reclaimed: 'agentwire.runtime.sessions.reclaimed',
+  loadSeconds: 'agentwire.runtime.session.load',
 } as const;
 
-/** The runtime's metrics and its usage recorder (R5 step 3). */
+/** What the host reports about residency (R11, R16.6; issue 19). */
+export interface ResidencyMetrics {
+  /** A session was reclaimed, for this reason. */
+  reclaimed(reason: EvictionReason): void;
+  /** A session was made resident (cold recovery: a reopen, a takeover, a first load). */
+  loaded(ms: number): void;
+}
+
+/** The runtime's metrics, its usage recorder (R5 step 3) and its residency figures. */
 export interface RuntimeMetrics {
   readonly registry: MetricsRegistry;
   readonly usage: UsageRecorder;
+  readonly residency: ResidencyMetrics;
+  /** Reads the number of resident sessions at collection time. */
+  observeResident(read: () => number): void;
 }
 
 /**
@@ -44,5 +63,21 @@ export function createRuntimeMetrics(serviceName: string): RuntimeMetrics {
       }
     },
   };
-  return { registry, usage };
+  const reclaimed = registry.meter.createCounter(RUNTIME_METRICS.reclaimed, {
+    description: 'Sessions reclaimed by the resident pool, by reason',
+  });
+  const load = secondsHistogram(
+    registry.meter,
+    RUNTIME_METRICS.loadSeconds,
+    'Time to make a session resident (cold recovery)',
+  );
+  const residency: ResidencyMetrics = {
+    reclaimed: (reason) => reclaimed.add(1, { reason }),
+    loaded: (ms) => load.record(ms / 1000),
+  };
+  const observeResident = (read: () => number) =>
+    registry.meter
+      .createObservableGauge(RUNTIME_METRICS.resident, { description: 'Resident sessions' })
+      .addCallback((r) => r.observe(read()));
+  return { registry, usage, residency, observeResident };
 }

@@ -14,6 +14,7 @@ import type { UsageRecorder } from './core/ports.ts';
 import { RuntimeHost, type RuntimeHostOptions } from './nats/runtime-host.ts';
 import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
+import type { ResidencyMetrics } from './runtime-metrics.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
 /** A started runtime: its host and how to stop everything it opened. */
@@ -69,8 +70,12 @@ export async function startRuntime(
   config: RuntimeConfig,
   logger: Logger,
   usage: UsageRecorder,
-  wrapHost: (options: RuntimeHostOptions) => RuntimeHostOptions = (o) => o,
+  extra: {
+    readonly wrapHost?: ((options: RuntimeHostOptions) => RuntimeHostOptions) | undefined;
+    readonly residencyMetrics?: ResidencyMetrics;
+  } = {},
 ): Promise<StartedRuntime> {
+  const wrapHost = extra.wrapHost ?? ((o: RuntimeHostOptions) => o);
   const instanceId = config.AW_INSTANCE_ID ?? randomIds.newId('rt');
   const names = namesOf(config.AW_PREFIX);
   const bus = await connectBus({
@@ -111,6 +116,7 @@ export async function startRuntime(
         highWater: config.AW_RESIDENT_HIGH_WATER,
         idleTimeoutMs: config.AW_RESIDENT_IDLE_MS,
       },
+      ...(extra.residencyMetrics === undefined ? {} : { residencyMetrics: extra.residencyMetrics }),
     }),
   );
   await host.start();

@@ -49,6 +49,11 @@ export class EventAppender {
     this.#lastDurable = options.lastDurableSequence;
   }
 
+  /** Subscribers attached now (R1.2). */
+  get sinkCount(): number {
+    return this.#sinks.length;
+  }
+
   /** Attaches a subscriber (R1.2); returns a detach function. */
   addSink(sink: SessionSink): () => void {
     this.#sinks.push(sink);

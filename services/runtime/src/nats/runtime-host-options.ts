@@ -13,6 +13,7 @@ import type {
   UsageRecorder,
 } from '../core/ports.ts';
 import type { TitleGenerator } from '../core/title-job.ts';
+import type { ResidencyMetrics } from '../runtime-metrics.ts';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
 import type { StoreDb } from './session-loader.ts';
 
@@ -49,4 +50,6 @@ export interface RuntimeHostOptions {
   };
   /** Extra subscribers attached to every resident session (R1.2). */
   readonly sinks?: readonly SessionSink[];
+  /** Told of reclaims and loads (the `/metrics` endpoint's residency figures). */
+  readonly residencyMetrics?: ResidencyMetrics;
 }

@@ -1,6 +1,5 @@
 import type { InputOp } from '@agentwire/contracts';
 import { isInputOp } from '@agentwire/contracts';
-import { isEvictable, planResidency, type ResidentSessionFacts } from '@agentwire/domain';
 import type { Msg, Subscription } from '@nats-io/transport-node';
 import type { AppendError } from '../core/append-error.ts';
 import { RuntimeError } from '../core/runtime-error.ts';
@@ -10,6 +9,7 @@ import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { buildResidentSession, type ResidentParts } from './build-resident-session.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';
+import { type Resident, ResidentPool } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
 import {
   EmptyRequest,
@@ -23,13 +23,6 @@ import { errorReply, runSessionOp } from './session-ops.ts';
 import { type SessionTrace, sessionTrace } from './session-trace.ts';
 
 export type { RuntimeHostOptions } from './runtime-host-options.ts';
-
-/** A session resident here, with its owner subscription and usage for residency (R11). */
-interface Resident extends ResidentParts {
-  lastUsedAt: number;
-  operations: number;
-  readonly sub: Subscription;
-}
 
 /** Why a session is being made resident: `op` requires an existing session. */
 type ActivationMode = 'open' | 'create' | 'op';
@@ -70,13 +63,12 @@ export function pingSubject(prefix: string, instanceId: string): string {
 export class RuntimeHost {
   readonly #o: RuntimeHostOptions;
   readonly leases: LeaseManager;
-  readonly #resident = new Map<string, Resident>();
+  readonly #pool: ResidentPool;
   readonly #activating = new Map<string, Activation>();
   readonly #subs: Subscription[] = [];
   readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
   #accepting = false;
   #sweep: NodeJS.Timeout | undefined;
-  #eligibleSince: ReadonlyMap<string, number> = new Map();
 
   constructor(options: RuntimeHostOptions) {
     this.#o = options;
@@ -92,21 +84,28 @@ export class RuntimeHost {
       logger: options.logger,
       onLost: (sessionId, reason) => this.#onLeaseLost(sessionId, reason),
     });
+    this.#pool = new ResidentPool({
+      leases: this.leases,
+      clock: options.clock,
+      logger: options.logger,
+      residency: options.residency,
+      metrics: options.residencyMetrics,
+    });
   }
 
   /** Sessions resident here. */
   get residentSessionIds(): string[] {
-    return [...this.#resident.keys()];
+    return this.#pool.ids;
   }
 
   /** The resident session, if any (tests and benches). */
   resident(sessionId: string): RuntimeSession | undefined {
-    return this.#resident.get(sessionId)?.session;
+    return this.#pool.get(sessionId)?.session;
   }
 
   /** The emitter of a resident session: appends outside a turn (benches, tests). */
   residentEmitter(sessionId: string): SessionEmitter | undefined {
-    return this.#resident.get(sessionId)?.emitter;
+    return this.#pool.get(sessionId)?.emitter;
   }
 
   /** True once subscriptions are live. */
@@ -151,58 +150,27 @@ export class RuntimeHost {
     this.#accepting = false;
     clearInterval(this.#sweep);
     for (const sub of this.#subs.splice(0)) sub.unsubscribe();
-    for (const [sessionId, r] of [...this.#resident]) {
+    for (const [, r] of this.#pool.takeAll()) {
       r.sub.unsubscribe();
       if (r.session.activeTurnId !== undefined)
         await r.session.interrupt().done.catch(() => undefined);
       await r.appender.idle();
       r.session.abandon();
       r.writer.close();
-      this.#resident.delete(sessionId);
     }
     await this.leases.stop();
   }
 
   /** R3.5: the 60 s tick; evicts turns sealed more than 120 s ago in idle sessions. */
   async sweepTransient(now: number): Promise<void> {
-    for (const r of [...this.#resident.values()]) await r.session.sweepTransient(now);
-  }
-
-  /**
-   * Residency (R11): plans with the domain's rules (idle timeout, then LRU above high water
-   * down to the target), re-reads each session's facts right before reclaiming it (R11.2),
-   * and deactivates it as if never loaded (R11.3): lease released, record dropped; the next
-   * operation cold-recovers. Runs on the 60 s tick and after an operation above high water.
-   */
-  async rebalance(now: number): Promise<string[]> {
-    const facts = [...this.#resident].map(([sessionId, r]) => this.#factsOf(sessionId, r));
-    const plan = planResidency({
-      sessions: facts,
-      eligibleSince: this.#eligibleSince,
-      now,
-      options: this.#o.residency,
-    });
-    this.#eligibleSince = plan.eligibleSince;
-    const evicted: string[] = [];
-    for (const { sessionId, reason } of plan.evictions) {
-      const r = this.#resident.get(sessionId);
-      if (r === undefined || !isEvictable(this.#factsOf(sessionId, r))) continue;
-      this.#o.logger.info({ sessionId, reason, counts: plan.counts }, 'session reclaimed');
-      await this.deactivate(sessionId);
-      evicted.push(sessionId);
+    for (const sessionId of this.#pool.ids) {
+      await this.#pool.get(sessionId)?.session.sweepTransient(now);
     }
-    return evicted;
   }
 
-  #factsOf(sessionId: string, r: Resident): ResidentSessionFacts {
-    return {
-      sessionId,
-      lastUsedAt: r.lastUsedAt,
-      ...r.session.residencyFacts(),
-      subscribers: 0,
-      operationInProgress: r.operations > 0,
-      deactivating: false,
-    };
+  /** Residency (R11, R16.6): see {@link ResidentPool.rebalance}. */
+  rebalance(now: number): Promise<string[]> {
+    return this.#pool.rebalance(now);
   }
 
   /**
@@ -213,7 +181,9 @@ export class RuntimeHost {
    * answer, and a second `create` must see `session_exists`).
    */
   async activate(sessionId: string, mode: ActivationMode): Promise<Resident> {
-    const existing = this.#resident.get(sessionId);
+    const leaving = this.#pool.leaving(sessionId);
+    if (leaving !== undefined) await leaving; // then it is reopened from the stream and Postgres
+    const existing = this.#pool.get(sessionId);
     if (existing !== undefined) {
       if (mode === 'create')
         throw new RuntimeError('session_exists', `session ${sessionId} exists`);
@@ -231,20 +201,9 @@ export class RuntimeHost {
     return resident;
   }
 
-  /**
-   * Removes a session from residency, releasing its lease unless it was lost. With
-   * `only`, nothing happens unless that very resident is still the one here (a session
-   * broken and already reloaded is not dropped by a late reaction to the old one).
-   */
-  async deactivate(sessionId: string, releaseLease = true, only?: ResidentParts): Promise<void> {
-    const r = this.#resident.get(sessionId);
-    if (r === undefined || (only !== undefined && r.appender !== only.appender)) return;
-    this.#resident.delete(sessionId);
-    r.sub.unsubscribe();
-    r.publisher.abandon();
-    r.session.abandon();
-    r.writer.close();
-    if (releaseLease) await this.leases.release(sessionId);
+  /** Removes a session from residency: see {@link ResidentPool.deactivate}. */
+  deactivate(sessionId: string, releaseLease = true, only?: ResidentParts): Promise<void> {
+    return this.#pool.deactivate(sessionId, releaseLease, only);
   }
 
   /**
@@ -297,8 +256,14 @@ export class RuntimeHost {
       const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
         callback: (_e, m) => void this.#onSessionOp(sessionId, m),
       });
-      const resident: Resident = { lastUsedAt: this.#o.clock.now(), operations: 0, ...parts, sub };
-      this.#resident.set(sessionId, resident);
+      const resident: Resident = {
+        lastUsedAt: this.#o.clock.now(),
+        operations: 0,
+        ...parts,
+        sub,
+        ownSinks: parts.appender.sinkCount,
+      };
+      this.#pool.add(sessionId, resident);
       // The owner's subscription must be known to the server before anyone is told to use it.
       await this.#o.nc.flush();
       return resident;
@@ -332,7 +297,9 @@ export class RuntimeHost {
 
   async #onFallback(m: Msg): Promise<void> {
     const [, , sessionId = '', op = ''] = m.subject.split('.');
-    if (this.#resident.has(sessionId) || sessionId === 'instance' || m.reply === undefined) return;
+    // Resident or leaving here: the owner subscription has this request too.
+    const ours = this.#pool.holds(sessionId);
+    if (ours || sessionId === 'instance' || m.reply === undefined) return;
     if (!isKnownOp(op)) {
       m.respond(JSON.stringify(unknownOpReply(op)));
       return;
@@ -353,17 +320,39 @@ export class RuntimeHost {
   }
 
   async #onSessionOp(sessionId: string, m: Msg): Promise<void> {
-    const r = this.#resident.get(sessionId);
-    if (r === undefined) return;
     const op = m.subject.slice(m.subject.lastIndexOf('.') + 1);
     if (!isKnownOp(op)) {
       m.respond(JSON.stringify(unknownOpReply(op)));
       return;
     }
+    let r = this.#pool.get(sessionId);
+    if (r === undefined) {
+      // It arrived while the session was leaving: wait for that, reopen it, then run it.
+      try {
+        r = await this.activate(sessionId, 'op');
+      } catch (err) {
+        if (err instanceof RuntimeError && err.code === 'lease_conflict') {
+          // Another instance took it meanwhile, and never saw this request: hand it on.
+          this.#o.nc.publish(m.subject, m.data, m.reply === undefined ? {} : { reply: m.reply });
+          return;
+        }
+        m.respond(JSON.stringify(errorReply(err)));
+        return;
+      }
+    }
     await this.#dispatch(sessionId, r, op, m);
   }
 
-  async #dispatch(sessionId: string, r: Resident, op: RuntimeOp | InputOp, m: Msg): Promise<void> {
+  async #dispatch(
+    sessionId: string,
+    found: Resident,
+    op: RuntimeOp | InputOp,
+    m: Msg,
+  ): Promise<void> {
+    let r = found;
+    // Reclaimed between being found and now (another task ran meanwhile): wait, reopen. The
+    // check and the count below run in one synchronous slice, so no rebalance falls between.
+    while (this.#pool.get(sessionId) !== r) r = await this.activate(sessionId, 'op');
     r.operations += 1;
     r.lastUsedAt = this.#o.clock.now();
     try {
@@ -379,8 +368,9 @@ export class RuntimeHost {
       r.operations -= 1;
       r.lastUsedAt = this.#o.clock.now();
     }
-    if (this.#resident.size > this.#o.residency.highWater)
-      await this.rebalance(this.#o.clock.now());
+    // R16.6: rebalancing runs when an operation ends (the idle phase always, LRU above high
+    // water), not only on the maintenance tick.
+    await this.rebalance(this.#o.clock.now());
   }
 
   /**
@@ -389,7 +379,7 @@ export class RuntimeHost {
    * to release. The next operation cold-recovers it wherever it lands.
    */
   #onBroken(sessionId: string, error: AppendError): void {
-    const r = this.#resident.get(sessionId);
+    const r = this.#pool.get(sessionId);
     if (r === undefined || r.appender.broken !== error) return;
     this.#o.logger.warn({ sessionId, err: error }, 'session cannot append; leaving residency');
     void this.deactivate(sessionId, error.code !== 'fenced', r);

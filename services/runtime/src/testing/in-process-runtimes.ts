@@ -76,7 +76,9 @@ export async function startInProcessRuntimes<const Ids extends readonly string[]
         AW_CONFIRM_TIMEOUT_MS: '200',
         ...options.env,
       });
-      started.push(await startRuntime(config, noopLogger, usage, options.wrapHost?.[instanceId]));
+      started.push(
+        await startRuntime(config, noopLogger, usage, { wrapHost: options.wrapHost?.[instanceId] }),
+      );
     }
     bus = await connectBus({ servers: env.natsUrl, name: `${options.tag}-int` });
   } catch (err) {

@@ -1,0 +1,37 @@
+import { loadConfig } from '@agentwire/service';
+import { describe, expect, it } from 'vitest';
+import { RuntimeConfig } from './config.ts';
+
+const base = { AW_WORKSPACE_ROOT: '/tmp' };
+
+describe('runtime configuration: residency options (R16.6)', () => {
+  it('rejects a high water below the target at start, naming the variable', () => {
+    const parsed = RuntimeConfig.safeParse({
+      ...base,
+      AW_RESIDENT_TARGET: '6',
+      AW_RESIDENT_HIGH_WATER: '4',
+    });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['AW_RESIDENT_HIGH_WATER'],
+        message: 'must be an integer >= target (6), got 4',
+      }),
+    ]);
+    expect(() =>
+      loadConfig(RuntimeConfig, { ...base, AW_RESIDENT_TARGET: '6', AW_RESIDENT_HIGH_WATER: '4' }),
+    ).toThrow(/AW_RESIDENT_HIGH_WATER/);
+  });
+
+  it('rejects a negative target or idle timeout, and accepts equal target and high water', () => {
+    expect(RuntimeConfig.safeParse({ ...base, AW_RESIDENT_TARGET: '-1' }).success).toBe(false);
+    expect(RuntimeConfig.safeParse({ ...base, AW_RESIDENT_IDLE_MS: '-5' }).success).toBe(false);
+    const equal = RuntimeConfig.parse({
+      ...base,
+      AW_RESIDENT_TARGET: '3',
+      AW_RESIDENT_HIGH_WATER: '3',
+      AW_RESIDENT_IDLE_MS: '0',
+    });
+    expect([equal.AW_RESIDENT_TARGET, equal.AW_RESIDENT_HIGH_WATER]).toEqual([3, 3]);
+  });
+});

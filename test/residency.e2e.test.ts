@@ -1,0 +1,103 @@
+import { RuntimeClient as BusRuntimeClient } from '@agentwire/bus';
+import { duplicateNumbers, readSessionMessages } from '@agentwire/bus/testing';
+import { waitUntil } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type RuntimeStack,
+  startRuntimeStack,
+} from '../services/runtime/src/testing/runtime-stack.ts';
+
+const SESSIONS = 8;
+const TURNS = 4;
+
+let stack: RuntimeStack;
+let frontend: BusRuntimeClient;
+
+beforeAll(async () => {
+  // A small pool that reclaims at every operation's end: every idle session goes at once,
+  // so prompts keep meeting sessions that are being, or were just, reclaimed.
+  stack = await startRuntimeStack(
+    {
+      name: 'residency-e2e',
+      projection: true,
+      runtimeEnv: {
+        AW_RESIDENT_TARGET: '2',
+        AW_RESIDENT_HIGH_WATER: '3',
+        AW_RESIDENT_IDLE_MS: '0',
+      },
+    },
+    ['resA'],
+  );
+  frontend = new BusRuntimeClient(stack.bus, stack.names);
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('residency keeps its promises (issue 19, R11, R16.6)', () => {
+  it('prompts meeting sessions being reclaimed all run; numbering, projection and history survive', {
+    timeout: 300_000,
+  }, async () => {
+    const { client, names } = stack;
+    const sids: string[] = [];
+    for (let i = 0; i < SESSIONS; i += 1) {
+      const opened = await client.open();
+      if (!opened.ok) throw new Error(opened.error.message);
+      sids.push(String(opened.sessionId));
+    }
+    const refused: string[] = [];
+    await Promise.all(
+      sids.map(async (sid) => {
+        for (let turn = 1; turn <= TURNS; turn += 1) {
+          const reply = await client.op(
+            sid,
+            'prompt',
+            { text: `${sid} turn ${turn}`, wait: true },
+            60_000,
+          );
+          if (!reply.ok || reply.status !== 'complete')
+            refused.push(`${sid}: ${JSON.stringify(reply)}`);
+        }
+      }),
+    );
+    expect(refused).toEqual([]);
+    const runtime = stack.runtimes.get('resA');
+    const reclaims = runtime?.lines.filter((l) => l.includes('session reclaimed')) ?? [];
+    expect(reclaims.length).toBeGreaterThanOrEqual(SESSIONS); // the race was really run
+
+    for (const sid of sids) {
+      const messages = await readSessionMessages(stack.bus.js, names, sid);
+      expect(duplicateNumbers(messages), sid).toEqual(new Map());
+      const events = messages.flatMap((m) => (m.event === undefined ? [] : [m.event]));
+      const numbers = events.map((e) => e.sequenceNumber);
+      expect(
+        numbers.every((n, i) => i === 0 || n > (numbers[i - 1] ?? 0)),
+        sid,
+      ).toBe(true);
+      expect(events.filter((e) => e.type === 'turn_complete')).toHaveLength(TURNS);
+      // The model saw the whole conversation in the last turn, however often it was reopened.
+      const lastRequest = events.filter((e) => e.type === 'model_request').at(-1);
+      const users =
+        lastRequest?.type === 'model_request'
+          ? lastRequest.payload.messages.filter((m) => m.role === 'user').map((m) => m.content)
+          : [];
+      expect(users, sid).toEqual(Array.from({ length: TURNS }, (_, i) => `${sid} turn ${i + 1}`));
+      const lastEv = Math.max(
+        ...messages.filter((m) => m.subject.endsWith('.ev')).map((m) => m.number ?? 0),
+      );
+      await waitUntil(
+        async () => {
+          const p = await frontend.projection(sid);
+          return p.ok && p.asOfSeq === lastEv;
+        },
+        { timeoutMs: 60_000, what: `${sid}'s projection at ${lastEv}` },
+      );
+      const projection = await frontend.projection(sid);
+      expect(projection.ok && projection.projection).toMatchObject({
+        status: 'idle',
+        turnCount: TURNS,
+      });
+    }
+  });
+});
