@@ -3,6 +3,7 @@ import { domainGroup } from './domain.ts';
 import { faultsGroup } from './faults.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
+import { residencyGroup } from './residency.ts';
 import { runtimeGroup } from './runtime.ts';
 
 /** Every benchmark group, in the order `pnpm bench` runs them. Add new groups here. */
@@ -12,4 +13,5 @@ export const groups: readonly BenchGroup[] = [
   projectionGroup,
   runtimeGroup,
   faultsGroup,
+  residencyGroup,
 ];

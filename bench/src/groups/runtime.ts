@@ -7,9 +7,9 @@ import { names as namesOf } from '@agentwire/contracts';
 import { createDatabase, migrate } from '@agentwire/store';
 import { RuntimeConfig } from '../../../services/runtime/src/config.ts';
 import { type StartedRuntime, startRuntime } from '../../../services/runtime/src/start-runtime.ts';
-import { analyzeTranscriptTables } from '../../../services/runtime/src/testing/analyze-transcript-tables.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { COLD_MESSAGES, COLD_PARTS, coldOpen } from './cold-open.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,8 +19,6 @@ const SESSIONS = 50;
 const EVENTS_PER_SESSION = 200;
 /** Paired raw/runtime append-rate rounds; the figures are their medians. */
 const APPEND_ROUNDS = 3;
-const COLD_MESSAGES = 10_000;
-const COLD_PARTS = 50_000;
 
 const quiet = {
   debug() {},
@@ -170,153 +168,6 @@ async function rawAppendRate(ctx: Ctx): Promise<number> {
   return (SESSIONS * EVENTS_PER_SESSION) / ((performance.now() - started) / 1000);
 }
 
-/** Seeds a session of 10,000 messages and 50,000 parts and times `activate` (cold open). */
-async function coldOpen(ctx: Ctx): Promise<number> {
-  const sid = `bench-cold-${randomBytes(4).toString('hex')}`;
-  const now = Date.now();
-  await ctx.db
-    .insertInto('sessions')
-    .values({
-      id: sid,
-      title: 'bench',
-      title_source: 'first_input',
-      first_input: 'bench',
-      cwd: '/w',
-      root: '/w',
-      created_at: new Date(now),
-      updated_at: new Date(now),
-      data: '{}',
-    })
-    .execute();
-  const toolsPerAssistant = (COLD_PARTS - COLD_MESSAGES) / (COLD_MESSAGES / 2);
-  const messages: {
-    id: string;
-    session_id: string;
-    role: string;
-    data: string;
-    version: number;
-    created_at: Date;
-  }[] = [];
-  const parts: {
-    id: string;
-    message_id: string;
-    session_id: string;
-    type: string;
-    status: string | null;
-    status_rank: number;
-    data: string;
-    version: number;
-  }[] = [];
-  for (let m = 0; m < COLD_MESSAGES; m += 1) {
-    const id = `${sid}_m${String(m).padStart(6, '0')}`;
-    const created = now + m;
-    const user = m % 2 === 0;
-    const data = user
-      ? { id, sessionId: sid, role: 'user', time: { created }, agent: 'build' }
-      : {
-          id,
-          sessionId: sid,
-          role: 'assistant',
-          time: { created },
-          parentId: `${sid}_m${String(m - 1).padStart(6, '0')}`,
-          providerId: 'scripted',
-          modelId: 'scripted-1',
-          mode: 'build',
-          agent: 'build',
-          path: { cwd: '/w', root: '/w' },
-          cost: 0,
-          tokens: { input: 10, output: 10, reasoning: 0, cache: { read: 0, write: 0 } },
-        };
-    messages.push({
-      id,
-      session_id: sid,
-      role: user ? 'user' : 'assistant',
-      data: JSON.stringify(data),
-      version: 1,
-      created_at: new Date(created),
-    });
-    const text = {
-      id: `${id}.t`,
-      sessionId: sid,
-      messageId: id,
-      type: 'text',
-      text: `message ${m} with some words of text`,
-    };
-    parts.push({
-      id: text.id,
-      message_id: id,
-      session_id: sid,
-      type: 'text',
-      status: null,
-      status_rank: 0,
-      data: JSON.stringify(text),
-      version: 1,
-    });
-    if (!user) {
-      for (let t = 0; t < toolsPerAssistant; t += 1) {
-        const tool = {
-          id: `${id}.c${t}`,
-          sessionId: sid,
-          messageId: id,
-          type: 'tool',
-          toolCallId: `c${m}_${t}`,
-          toolName: 'read_file',
-          state: {
-            status: 'completed',
-            input: { path: 'README.md' },
-            output: 'contents',
-            metadata: {
-              schemaVersion: 1,
-              serialization: { truncated: false, rawBytes: 8, returnedBytes: 8 },
-            },
-            time: { start: created, end: created },
-          },
-        };
-        parts.push({
-          id: tool.id,
-          message_id: id,
-          session_id: sid,
-          type: 'tool',
-          status: 'completed',
-          status_rank: 2,
-          data: JSON.stringify(tool),
-          version: 1,
-        });
-      }
-    }
-  }
-  for (let i = 0; i < messages.length; i += 2_000)
-    await ctx.db
-      .insertInto('messages')
-      .values(messages.slice(i, i + 2_000))
-      .execute();
-  for (let i = 0; i < parts.length; i += 2_000)
-    await ctx.db
-      .insertInto('parts')
-      .values(parts.slice(i, i + 2_000))
-      .execute();
-  await analyzeTranscriptTables(ctx.db);
-  const timings: number[] = [];
-  for (let run = 0; run < 3; run += 1) {
-    const started = performance.now();
-    await ctx.runtime.host.activate(sid, 'op');
-    timings.push(performance.now() - started);
-    if (
-      ctx.runtime.host.resident(sid)?.history.length !==
-      COLD_MESSAGES + COLD_PARTS - COLD_MESSAGES
-    ) {
-      throw new Error(
-        `cold open rebuilt ${ctx.runtime.host.resident(sid)?.history.length} history entries`,
-      );
-    }
-    await ctx.runtime.host.deactivate(sid);
-  }
-  await ctx.db.deleteFrom('parts').where('session_id', '=', sid).execute();
-  await ctx.db.deleteFrom('messages').where('session_id', '=', sid).execute();
-  await ctx.db.deleteFrom('sessions').where('id', '=', sid).execute();
-  return timings.sort((a, b) => a - b)[1] ?? Number.NaN;
-}
-
 /**
  * Runtime figures (issue 6): live latency from `appendEvent` to a following subscriber
  * against a raw JetStream publish-to-consumer, sampled alternately in the same run; append throughput across 50
@@ -357,7 +208,7 @@ export const runtimeGroup: BenchGroup = {
       }
       const rawRate = median(rawRates);
       const rate = median(rates);
-      const cold = await coldOpen(ctx);
+      const cold = await coldOpen(ctx.runtime, ctx.db, COLD_MESSAGES, COLD_PARTS);
       const rawP99 = percentile(raw, 99);
       const liveP99 = percentile(live, 99);
       return [
