@@ -4,6 +4,20 @@ export {
   type TestEnvironment,
   type TestEnvironmentOptions,
 } from './environment.ts';
+export {
+  DEBIAN_NATS_SERVER,
+  findNatsServer,
+  freePort,
+  type NatsCluster,
+  type NatsClusterMembership,
+  type NatsClusterOptions,
+  type NatsServerOptions,
+  type NatsServerProcess,
+  natsServerSupport,
+  type StreamPlacement,
+  startNatsCluster,
+  startNatsServer,
+} from './nats/index.ts';
 export { PostgresControlError } from './postgres-control.ts';
 export type { Capability } from './postgres-server.ts';
 export type { HarnessInfo } from './provided-context.ts';

@@ -1,0 +1,57 @@
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { natsServerSupport } from './find-nats-server.ts';
+import { type NatsServerProcess, startNatsServer } from './nats-server-process.ts';
+
+const support = natsServerSupport();
+
+describe.skipIf(!support.ok)('startNatsServer', () => {
+  let server: NatsServerProcess;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+  });
+  afterAll(() => server?.dispose());
+
+  it('keeps acknowledged messages, port and name across a SIGKILL and a clean restart', async () => {
+    const { url, port } = server;
+    const nc = await connect({ servers: url });
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'KEEP', subjects: ['keep.>'] });
+    const js = jetstream(nc);
+    for (let i = 0; i < 10; i++) await js.publish('keep.a', `m${i}`);
+    await nc.close();
+
+    const pid = server.pid;
+    await server.kill();
+    expect(server.state).toBe('stopped');
+    await expect(connect({ servers: url, reconnect: false, timeout: 500 })).rejects.toThrow();
+    await server.start();
+    expect(server.pid).not.toBe(pid);
+    await server.restart();
+    expect([server.url, server.port, server.state]).toEqual([url, port, 'running']);
+
+    const again = await connect({ servers: url });
+    const info = await (await jetstreamManager(again)).streams.info('KEEP');
+    expect(info.state.messages).toBe(10);
+    await again.close();
+  });
+
+  it('freezes on pause and answers again on resume', async () => {
+    const nc = await connect({ servers: server.url, reconnect: false });
+    const jsm = await jetstreamManager(nc, { timeout: 1_000 });
+    server.pause();
+    expect(server.state).toBe('paused');
+    await expect(jsm.getAccountInfo()).rejects.toThrow();
+    server.resume();
+    expect((await jsm.getAccountInfo()).streams).toBeGreaterThanOrEqual(1);
+    await nc.close();
+  });
+
+  it('fails a start with the server log when the port is taken', async () => {
+    await expect(startNatsServer({ port: server.port, timeoutMs: 10_000 })).rejects.toThrow(
+      /exited .* before it was ready[\s\S]*address already in use/,
+    );
+  });
+});
