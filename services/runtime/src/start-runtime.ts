@@ -89,7 +89,12 @@ export async function startRuntime(
     instanceId,
     host: hostname(),
     model: modelFromConfig(config),
-    tools: createWorkspaceTools({ root: config.AW_WORKSPACE_ROOT }),
+    tools: createWorkspaceTools({
+      root: config.AW_WORKSPACE_ROOT,
+      envAllow: config.AW_TOOL_ENV_ALLOW,
+      commandTimeoutMs: config.AW_TOOL_TIMEOUT_MS,
+      maxOutputBytes: config.AW_TOOL_OUTPUT_BYTES,
+    }),
     workspaceRoot: config.AW_WORKSPACE_ROOT,
     clock: { now: () => Date.now() },
     ids: randomIds,
