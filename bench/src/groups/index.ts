@@ -1,4 +1,5 @@
 import type { BenchGroup } from '../group.ts';
+import { clusterGroup } from './cluster.ts';
 import { domainGroup } from './domain.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
@@ -10,4 +11,5 @@ export const groups: readonly BenchGroup[] = [
   persistenceGroup,
   projectionGroup,
   runtimeGroup,
+  clusterGroup,
 ];

@@ -9,7 +9,10 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 /** Options of {@link connectBus}. */
 export interface ConnectBusOptions {
-  /** One URL or several (`nats://127.0.0.1:4222`). */
+  /**
+   * One URL, several, or a comma-separated list (`NATS_URL=nats://a:4222,nats://b:4222`):
+   * every seed of a cluster, so that the client reaches it while any one node is down.
+   */
   readonly servers: string | readonly string[];
   /** Connection name shown by the server (`persistence-worker-<pid>`). */
   readonly name: string;
@@ -41,7 +44,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     component: 'bus',
     connection: options.name,
   });
-  const servers = typeof options.servers === 'string' ? options.servers : [...options.servers];
+  const servers = seedUrls(options.servers);
   const nc = await connect({
     servers,
     name: options.name,
@@ -51,7 +54,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     reconnectJitter: options.reconnectJitter ?? 500,
     noAsyncTraces: options.noAsyncTraces ?? false,
   });
-  logger.info({ server: nc.getServer() }, 'nats connected');
+  logger.info({ server: nc.getServer(), seeds: servers.length }, 'nats connected');
   void logStatus(nc, logger);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
@@ -63,6 +66,15 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
       if (!nc.isClosed()) await nc.drain();
     },
   };
+}
+
+/** The seed list: each entry split on commas, trimmed, empties dropped. */
+function seedUrls(servers: string | readonly string[]): string[] {
+  const list = typeof servers === 'string' ? [servers] : servers;
+  return list
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 async function logStatus(nc: NatsConnection, logger: Logger): Promise<void> {

@@ -3,6 +3,7 @@ import { type Logger, noopLogger } from '@agentwire/telemetry';
 import {
   type ConsumerMessages,
   DeliverPolicy,
+  JetStreamApiError,
   type JetStreamClient,
   type OrderedConsumerOptions,
 } from '@nats-io/jetstream';
@@ -10,6 +11,8 @@ import type { MsgHdrs } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 import { headerSequence } from './event-headers.ts';
 import { lastSessionSequence } from './session-state.ts';
+
+const STREAM_NOT_FOUND = 10059;
 
 /** Options of {@link followSession}. */
 export interface FollowSessionOptions {
@@ -70,16 +73,25 @@ export function followSession(
   let met = last;
   let stopped = false;
   let messages: ConsumerMessages | undefined;
+  // Stream sequence of the last message read: where a consumer recreated after a stall
+  // starts (0 until one was read: then the start follows the base as at first).
+  let streamSequence = 0;
 
   async function* run(): AsyncGenerator<SessionEvent> {
-    const consumer = await js.consumers.get(n.eventsStream, {
-      filter_subjects: n.sessionFilter(sessionId),
-      ...(await startOptions(js, n, sessionId, last)),
-    });
-    if (stopped) return;
-    messages = await consumer.consume({ max_messages: 256 });
+    while (!stopped) {
+      messages = await openConsumer(js, n, sessionId, last, streamSequence, () => stopped);
+      if (messages === undefined) return;
+      const watch = watchForStall(messages, logger);
+      yield* read(messages, watch);
+      if (!watch.stalled) return;
+    }
+  }
+
+  async function* read(current: ConsumerMessages, watch: StallWatch): AsyncGenerator<SessionEvent> {
     try {
-      for await (const m of messages) {
+      for await (const m of current) {
+        watch.alive();
+        streamSequence = m.seq;
         const hinted = headerSequence(m.headers);
         if (hinted !== undefined && hinted <= last) continue;
         const previous = headerPreviousSequence(m.headers);
@@ -102,7 +114,7 @@ export function followSession(
         yield event;
       }
     } finally {
-      await messages.close();
+      await current.close();
     }
   }
 
@@ -117,6 +129,82 @@ export function followSession(
       await messages?.close();
     },
   };
+}
+
+/** Pull expiry of the follower's consumer: the server sends a heartbeat every half of it. */
+const FOLLOW_EXPIRES_MS = 5_000;
+/** Silence (no message, no heartbeat) after which the consumer counts as lost. */
+const STALL_MS = 3 * (FOLLOW_EXPIRES_MS / 2);
+const RETRY_MS = 250;
+
+/**
+ * Creates the ordered consumer and starts consuming, from `streamSequence + 1` when a
+ * message was read already, else from the base. Retries while JetStream cannot answer
+ * (a cluster electing a leader, a client reconnecting) until `stopped()`; a missing stream
+ * is thrown.
+ */
+async function openConsumer(
+  js: JetStreamClient,
+  n: Names,
+  sessionId: string,
+  afterSequence: number,
+  streamSequence: number,
+  stopped: () => boolean,
+): Promise<ConsumerMessages | undefined> {
+  for (;;) {
+    try {
+      const start =
+        streamSequence > 0
+          ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: streamSequence + 1 }
+          : await startOptions(js, n, sessionId, afterSequence);
+      const consumer = await js.consumers.get(n.eventsStream, {
+        filter_subjects: n.sessionFilter(sessionId),
+        ...start,
+      });
+      if (stopped()) return undefined;
+      return await consumer.consume({ max_messages: 256, expires: FOLLOW_EXPIRES_MS });
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) throw error;
+      if (stopped()) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+    }
+  }
+}
+
+/** Whether a consumer was given up as stalled, and the clock of its last sign of life. */
+interface StallWatch {
+  stalled: boolean;
+  alive(): void;
+}
+
+/**
+ * Closes `messages` when neither a message nor a heartbeat came for {@link STALL_MS}: the
+ * client's ordered consumer does not always come back by itself when its server dies
+ * (nats.js 3.4 retries a consumer info against the dead node, heartbeat monitor off, for as
+ * long as the node is down, and sometimes for good), so the follower recreates it from its
+ * last stream sequence (docs/decisions/0144).
+ */
+function watchForStall(messages: ConsumerMessages, logger: Logger): StallWatch {
+  let last = Date.now();
+  const watch: StallWatch = {
+    stalled: false,
+    alive: () => {
+      last = Date.now();
+    },
+  };
+  const timer = setInterval(() => {
+    if (Date.now() - last < STALL_MS) return;
+    logger.warn({ silentMs: Date.now() - last }, 'follower consumer stalled; recreating it');
+    watch.stalled = true;
+    clearInterval(timer);
+    void messages.close();
+  }, 1_000);
+  timer.unref();
+  void messages.closed().finally(() => clearInterval(timer));
+  void (async () => {
+    for await (const status of messages.status()) if (status.type === 'heartbeat') watch.alive();
+  })().catch(() => undefined);
+  return watch;
 }
 
 async function startOptions(

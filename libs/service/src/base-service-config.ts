@@ -36,6 +36,11 @@ export const BaseServiceConfig = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** How long SIGTERM may take to drain before the process exits 1 anyway. */
   AW_DRAIN_TIMEOUT_MS: positiveInt(30_000),
+  /**
+   * Replicas of every stream and bucket the services provision (runtime, persistence worker,
+   * projection): 1 on one server, 3 on a three-node JetStream cluster (docs/decisions/0143).
+   */
+  AW_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
 });
 /** Parsed {@link BaseServiceConfig}. */
 export type BaseServiceConfig = z.infer<typeof BaseServiceConfig>;

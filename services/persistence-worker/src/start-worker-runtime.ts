@@ -57,7 +57,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
       noAsyncTraces: true,
     });
     onState('nats', 'connected');
-    await provision(bus.nc, n);
+    await provision(bus.nc, n, { replicas: config.AW_REPLICAS });
     const { applied } = await migrate(db);
     onState('postgres', 'migrated');
     logger.info({ applied }, 'migrations done');

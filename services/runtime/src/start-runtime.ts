@@ -74,7 +74,10 @@ export async function startRuntime(
     logger,
     noAsyncTraces: true,
   });
-  await provision(bus.nc, names, { leaseTtlMs: config.AW_LEASE_TTL_MS });
+  await provision(bus.nc, names, {
+    leaseTtlMs: config.AW_LEASE_TTL_MS,
+    replicas: config.AW_REPLICAS,
+  });
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
   const eventPublisher = new PublishPipeline(bus.nc);
