@@ -6,6 +6,11 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connectionAuth,
+  type NatsCredentialVariables,
+  natsCredentialsFrom,
+} from './permissions/nats-credentials.ts';
 
 /** Options of {@link connectBus}. */
 export interface ConnectBusOptions {
@@ -23,6 +28,12 @@ export interface ConnectBusOptions {
   readonly reconnectTimeWait?: number;
   /** Random jitter added to each wait, ms (default 500). */
   readonly reconnectJitter?: number;
+  /**
+   * Credentials from the service's environment (`NATS_USER`/`NATS_PASSWORD`,
+   * `NATS_NKEY_SEED` or `NATS_CREDS_FILE`, and `NATS_INBOX_PREFIX`); none for an open
+   * server (docs/decisions/0145).
+   */
+  readonly auth?: NatsCredentialVariables;
 }
 
 /** A live connection with its JetStream handles. */
@@ -30,6 +41,8 @@ export interface BusConnection {
   readonly nc: NatsConnection;
   readonly js: JetStreamClient;
   readonly jsm: JetStreamManager;
+  /** Where this connection's replies arrive (`_INBOX` unless its credentials say otherwise). */
+  readonly inboxPrefix: string;
   /** Drains subscriptions and closes the connection (SIGTERM path). */
   close(): Promise<void>;
 }
@@ -45,7 +58,10 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     connection: options.name,
   });
   const servers = seedUrls(options.servers);
+  const auth = options.auth ?? {};
+  const credentials = connectionAuth(natsCredentialsFrom(auth), auth.NATS_INBOX_PREFIX);
   const nc = await connect({
+    ...credentials,
     servers,
     name: options.name,
     maxReconnectAttempts: -1,
@@ -62,6 +78,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     nc,
     js,
     jsm,
+    inboxPrefix: credentials.inboxPrefix ?? '_INBOX',
     async close() {
       if (!nc.isClosed()) await nc.drain();
     },

@@ -165,6 +165,7 @@ async function openConsumer(
       return await consumer.consume({ max_messages: 256, expires: FOLLOW_EXPIRES_MS });
     } catch (error) {
       if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) throw error;
+      if (refused(error)) throw error; // a permission violation does not go away
       if (stopped()) return undefined;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
@@ -205,6 +206,14 @@ function watchForStall(messages: ConsumerMessages, logger: Logger): StallWatch {
     for await (const status of messages.status()) if (status.type === 'heartbeat') watch.alive();
   })().catch(() => undefined);
   return watch;
+}
+
+/** Whether `error` (or its cause) is the server refusing this user the subject. */
+function refused(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e.name === 'PermissionViolationError') return true;
+  }
+  return false;
 }
 
 async function startOptions(

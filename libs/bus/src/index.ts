@@ -15,6 +15,14 @@ export {
   followSession,
   type SessionFollower,
 } from './follow-session.ts';
+export { natsAuthorizationConfig, passwordVariable } from './permissions/nats-config.ts';
+export {
+  NATS_ROLES,
+  type NatsRole,
+  type RolePermissions,
+  roleInboxPrefix,
+  rolePermissions,
+} from './permissions/nats-roles.ts';
 export {
   type ProvisionOptions,
   type ProvisionResult,

@@ -28,6 +28,7 @@ await runServiceMain({
       start: async () => {
         bus = await connectBus({
           servers: config.NATS_URL,
+          auth: config,
           name: `gateway-${process.pid}`,
           logger,
         });

@@ -52,6 +52,7 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   try {
     bus = await connectBus({
       servers: config.NATS_URL,
+      auth: config,
       name: `persistence-worker-${hostname()}-${process.pid}`,
       logger,
       noAsyncTraces: true,

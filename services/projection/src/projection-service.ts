@@ -60,6 +60,7 @@ export async function startProjectionService(
   const n = names(config.AW_PREFIX);
   const bus = await connectBus({
     servers: config.NATS_URL,
+    auth: config,
     name: config.AW_INSTANCE_ID,
     logger,
     noAsyncTraces: true,

@@ -70,6 +70,7 @@ export async function startRuntime(
   const names = namesOf(config.AW_PREFIX);
   const bus = await connectBus({
     servers: config.NATS_URL,
+    auth: config,
     name: `runtime-${instanceId}`,
     logger,
     noAsyncTraces: true,
@@ -80,7 +81,7 @@ export async function startRuntime(
   });
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
-  const eventPublisher = new PublishPipeline(bus.nc);
+  const eventPublisher = new PublishPipeline(bus.nc, { inboxPrefix: bus.inboxPrefix });
   const host = new RuntimeHost({
     nc: bus.nc,
     js: bus.js,
