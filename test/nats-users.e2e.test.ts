@@ -14,6 +14,7 @@ import {
   type TestEnvironment,
   waitUntil,
 } from '@agentwire/testing';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSse } from '../services/gateway/src/testing/sse-client.ts';
 import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
@@ -27,6 +28,15 @@ const support = natsServerSupport();
 const passwords = Object.fromEntries(
   NATS_ROLES.map((r) => [r, randomBytes(9).toString('hex')]),
 ) as Record<NatsRole, string>;
+const SECRET = randomBytes(24).toString('hex');
+const token = (tenant: string) =>
+  new SignJWT({ tenant, scope: 'read write' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer('test')
+    .setAudience('agentwire')
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(SECRET));
 const as = (role: NatsRole) => ({ NATS_USER: role, NATS_PASSWORD: passwords[role] });
 
 describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user per role', () => {
@@ -45,7 +55,13 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
     const stackEnv = { natsUrl: server.url, databaseUrl: env.databaseUrl, prefix: env.prefix };
     stack = await startStack(stackEnv, {
       gateway: true,
-      gatewayEnv: as('gateway'),
+      gatewayEnv: {
+        ...as('gateway'),
+        AW_GATEWAY_AUTH: 'jwt',
+        AW_GATEWAY_JWT_SECRET: SECRET,
+        AW_GATEWAY_JWT_ISSUER: 'test',
+        AW_GATEWAY_JWT_AUDIENCE: 'agentwire',
+      },
       serviceEnv: {
         worker: as('persistence-worker'),
         runtime: { ...as('runtime'), AW_TITLE_GENERATION: 'on' },
@@ -87,15 +103,30 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
     expect(out).toMatch(/session_title_updated {2}title .* \(generated\)/);
     const sid = /^session (\S+)$/m.exec(out)?.[1];
 
-    const projection = await fetch(`${stack.gatewayUrl}/sessions/${sid}/projection`);
-    expect(projection.status).toBe(200);
-    const created = await fetch(`${stack.gatewayUrl}/sessions`, { method: 'POST' });
+    // The gateway, as its own NATS user with tenants on: the CLI's session has no owner.
+    const a = { authorization: `Bearer ${await token('tenant-a')}` };
+    const b = { authorization: `Bearer ${await token('tenant-b')}` };
+    const url = stack.gatewayUrl;
+    expect((await fetch(`${url}/sessions/${sid}/projection`, { headers: a })).status).toBe(404);
+    const created = await fetch(`${url}/sessions`, { method: 'POST', headers: a });
     expect(created.status).toBe(201);
-    const sse = await openSse(`${stack.gatewayUrl}/sessions/${sid}/events?after=0`);
+    const mine = ((await created.json()) as { sessionId: string }).sessionId;
+    const prompt = (headers: Record<string, string>) =>
+      fetch(`${url}/sessions/${mine}/prompt`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'hello', wait: true }),
+      });
+    expect((await prompt(b)).status).toBe(404);
+    expect((await prompt(a)).status).toBe(200);
+    expect((await fetch(`${url}/sessions/${mine}/projection`, { headers: b })).status).toBe(404);
+    expect((await fetch(`${url}/sessions/${mine}/projection`, { headers: a })).status).toBe(200);
+    const sse = await openSse(`${url}/sessions/${mine}/events?after=0`, a);
     await waitUntil(() => sse.events.some((e) => e.type === 'turn_complete'), {
       what: 'the gateway user to replay the session',
     });
     sse.abort();
+    expect((await openSse(`${url}/sessions/${mine}/events?after=0`, b)).status).toBe(404);
 
     const refused = server.lines.filter((l) => /Violation/i.test(l));
     expect(refused).toEqual([]);

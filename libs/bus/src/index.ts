@@ -15,13 +15,18 @@ export {
   followSession,
   type SessionFollower,
 } from './follow-session.ts';
-export { natsAuthorizationConfig, passwordVariable } from './permissions/nats-config.ts';
+export {
+  type NatsTenant,
+  natsAuthorizationConfig,
+  passwordVariable,
+} from './permissions/nats-config.ts';
 export {
   NATS_ROLES,
   type NatsRole,
   type RolePermissions,
   roleInboxPrefix,
   rolePermissions,
+  sessionOwnersBucket,
 } from './permissions/nats-roles.ts';
 export {
   type ProvisionOptions,

@@ -35,6 +35,12 @@ function violation(error: unknown): { operation: string; subject: string } | und
   return undefined;
 }
 
+/** Two tenants with direct NATS access, each on its own prefix (docs/decisions/0146). */
+const TENANTS = [
+  { tenant: 'ta', prefix: 'ta', password: randomBytes(9).toString('hex') },
+  { tenant: 'tb', prefix: 'tb', password: randomBytes(9).toString('hex') },
+];
+
 type Attempt = { op: 'publish' | 'subscribe'; subject: string };
 
 /** Each role, one thing outside its permissions that another role may do. */
@@ -70,7 +76,7 @@ describe.skipIf(!support.ok)('NATS users from the permission table', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'aw-perm-'));
     const configFile = path.join(dir, 'users.conf');
-    await writeFile(configFile, natsAuthorizationConfig(n, passwords));
+    await writeFile(configFile, natsAuthorizationConfig(n, passwords, TENANTS));
     server = await startNatsServer({ configFile });
     const runtime = await connectBus({
       servers: server.url,
@@ -130,4 +136,36 @@ describe.skipIf(!support.ok)('NATS users from the permission table', () => {
       }
     },
   );
+
+  it("keeps a tenant's frontend user out of another tenant's subjects", async () => {
+    const ta = names('ta');
+    const [, b] = TENANTS;
+    const bus = await connectBus({
+      servers: server.url,
+      name: 'tenant-b',
+      auth: { NATS_USER: 'frontend-tb', NATS_PASSWORD: b?.password },
+    });
+    try {
+      const intoA: Attempt[] = [
+        {
+          op: 'publish',
+          subject: `$JS.API.CONSUMER.CREATE.${ta.eventsStream}.c1.${ta.sessionFilter('s1')}`,
+        },
+        { op: 'publish', subject: ta.runtimeOp('s1', 'prompt') },
+        { op: 'publish', subject: ta.eventSubject('s1') },
+        { op: 'publish', subject: ta.projectionGet },
+        { op: 'subscribe', subject: `${roleInboxPrefix('frontend-ta')}.>` },
+      ];
+      for (const a of intoA) {
+        expect(violation(await attempt(bus.nc, a)), `${a.op} ${a.subject}`).toMatchObject({
+          subject: a.subject,
+        });
+      }
+      // Its own tenant's subjects are allowed: nobody answers, and nothing is refused.
+      const own = await attempt(bus.nc, { op: 'publish', subject: names('tb').projectionGet });
+      expect(violation(own)).toBeUndefined();
+    } finally {
+      await bus.close();
+    }
+  });
 });

@@ -26,6 +26,20 @@ export function roleInboxPrefix(role: string): string {
   return `_INBOX_${role}`;
 }
 
+/** The KV bucket of session owners (the gateway's tenants, 0146): `<prefix>_owners`. */
+export function sessionOwnersBucket(n: Names): string {
+  return n.leaseBucket.replace(/_leases$/, '_owners');
+}
+
+/** A tenant's own frontend user: the frontend role on the tenant's prefix (0146). */
+export function tenantFrontendPermissions(tenantPrefix: Names, user: string): RolePermissions {
+  return {
+    publish: frontend(tenantPrefix),
+    subscribe: [`${roleInboxPrefix(user)}.>`],
+    allowResponses: false,
+  };
+}
+
 const api = (op: string, streams: readonly string[], suffix = '') =>
   streams.map((s) => `$JS.API.${op}.${s}${suffix}`);
 
@@ -153,7 +167,17 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
       subscribe: [inbox('query')],
       allowResponses: false,
     },
-    gateway: { publish: frontend(n), subscribe: [inbox('gateway')], allowResponses: false },
+    gateway: {
+      publish: [
+        ...frontend(n),
+        `$KV.${sessionOwnersBucket(n)}.*`,
+        ...provisioning([`KV_${sessionOwnersBucket(n)}`]),
+        `$JS.API.STREAM.MSG.GET.KV_${sessionOwnersBucket(n)}`,
+        `$JS.API.DIRECT.GET.KV_${sessionOwnersBucket(n)}.>`,
+      ],
+      subscribe: [inbox('gateway')],
+      allowResponses: false,
+    },
     frontend: { publish: frontend(n), subscribe: [inbox('frontend')], allowResponses: false },
   };
   const unique = (subjects: readonly string[]) => [...new Set(subjects)];
