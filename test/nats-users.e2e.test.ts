@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,6 +45,7 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
   let stack: Stack;
   let sidecar: TitleSidecarProcess;
   let dir: string;
+  let demo: ChildProcess | undefined;
 
   beforeAll(async () => {
     env = await createTestEnvironment();
@@ -77,6 +78,7 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
   });
 
   afterAll(async () => {
+    if (demo?.exitCode === null) demo.kill('SIGKILL'); // a test that timed out
     sidecar?.kill('SIGTERM');
     await sidecar?.exited;
     await stack?.stop().catch(() => undefined);
@@ -86,18 +88,19 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
   });
 
   it('runs the demo as the frontend user and the gateway as its own, with no permission refused', async () => {
-    const demo = spawn(process.execPath, [CLI, 'demo'], {
+    const child = spawn(process.execPath, [CLI, 'demo'], {
       env: { ...process.env, NATS_URL: server.url, AW_PREFIX: env.prefix, ...as('frontend') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    demo.stdout.on('data', (c: Buffer) => {
+    demo = child;
+    child.stdout.on('data', (c: Buffer) => {
       out += c.toString();
     });
-    demo.stderr.on('data', (c: Buffer) => {
+    child.stderr.on('data', (c: Buffer) => {
       out += c.toString();
     });
-    const code = await new Promise<number | null>((resolve) => demo.once('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     expect(code, out).toBe(0);
     expect(out).toMatch(/turn_complete/);
     expect(out).toMatch(/session_title_updated {2}title .* \(generated\)/);
