@@ -18,6 +18,7 @@ case "$task" in
   bench)     exec node bench/src/main.ts "$@" ;;
   start)     exec node scripts/start.ts "$@" ;;
   migrate)   exec node libs/store/src/cli.ts "$@" ;;
+  nats-config) exec node scripts/nats-config.ts "$@" ;;
   node)      exec node "$@" ;;
-  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|node [args]" >&2; exit 2 ;;
+  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|nats-config|node [args]" >&2; exit 2 ;;
 esac

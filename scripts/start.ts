@@ -1,37 +1,37 @@
 /**
  * `npm start`: starts the whole system on this machine and shows it working.
  *
- * 1. checks that NATS (JetStream) and Postgres answer at NATS_URL / DATABASE_URL (defaults:
- *    the local servers), and creates the `agentwire` database when it is missing;
+ * 1. finds NATS (JetStream) and Postgres: `NATS_URL` / `DATABASE_URL` when set, else the
+ *    servers at the default local addresses, else servers of its own: a local
+ *    `nats-server` (data in `.agentwire/nats`) and an embedded Postgres from the npm
+ *    registry (data in `.agentwire/pg`), kept between runs (`--fresh` wipes them);
+ *    creates the `agentwire` database when it is missing;
  * 2. starts each service as its own process (persistence worker, projection, title sidecar,
  *    runtime, gateway), logs to `.agentwire/logs/<service>.log`, and waits for `/readyz`;
  * 3. runs `agentwire demo`: a scripted session with streamed text and tool calls, one of
  *    which asks permission, followed live, then the session's projection;
- * 4. keeps the services running until Ctrl-C (or exits after the demo with `--demo-only`).
+ * 4. keeps the services running until Ctrl-C (or exits after the demo with `--demo-only`),
+ *    then stops exactly what it started: the services, then its own Postgres and NATS.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from '@nats-io/transport-node';
 import pg from 'pg';
+import { type ResolvedPostgres, resolvePostgres } from './start/embedded-postgres.ts';
+import { NatsServerMissingError, type ResolvedNats, resolveNats } from './start/local-nats.ts';
+import {
+  runDemo,
+  type Service,
+  type ServiceContext,
+  startService,
+  stopChildren,
+} from './start/service-processes.ts';
+import { readStartOptions, type StartOptions } from './start/start-options.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const demoOnly = process.argv.includes('--demo-only');
-const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/agentwire';
-const prefix = process.env.AW_PREFIX ?? 'aw';
-/** The gateway's public port (its `HTTP_PORT`); every other service takes an ephemeral one. */
-const gatewayPort = process.env.HTTP_PORT ?? '8080';
-const stateDir = path.join(root, '.agentwire');
-const logDir = path.join(stateDir, 'logs');
-const workspace = process.env.AW_WORKSPACE_ROOT ?? path.join(stateDir, 'workspace');
-
-interface Service {
-  readonly name: string;
-  readonly main: string;
-  readonly env?: Record<string, string>;
-}
+const options = readStartOptions(root, process.argv.slice(2), process.env);
 
 const services: readonly Service[] = [
   { name: 'persistence-worker', main: 'services/persistence-worker/src/main.ts' },
@@ -41,151 +41,119 @@ const services: readonly Service[] = [
   {
     name: 'gateway',
     main: 'services/gateway/src/main.ts',
-    env: { HTTP_PORT: gatewayPort },
+    env: { HTTP_PORT: options.gatewayPort },
   },
 ];
 
 const children: ChildProcess[] = [];
+let nats: ResolvedNats | undefined;
+let postgres: ResolvedPostgres | undefined;
 
 function say(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function checkServers(): Promise<void> {
-  const nc = await connect({ servers: natsUrl, reconnect: false, timeout: 3_000 }).catch(
-    (err: unknown) => {
-      throw new Error(
-        `NATS is not reachable at ${natsUrl} (${String(err)}); start it or set NATS_URL`,
-      );
-    },
-  );
-  await nc.close();
-  const target = new URL(databaseUrl);
-  const dbName = decodeURIComponent(target.pathname.slice(1));
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect().catch((err: unknown) => {
-    throw new Error(
-      `Postgres is not reachable at ${admin.host} (${String(err)}); start it or set DATABASE_URL`,
+/** Services first (they drain through NATS and Postgres), then the servers started here. */
+async function stopAll(): Promise<void> {
+  await stopChildren(children);
+  await postgres?.stop?.();
+  await nats?.started?.stop();
+}
+
+async function prepare(o: StartOptions): Promise<void> {
+  mkdirSync(o.logDir, { recursive: true });
+  mkdirSync(o.workspace, { recursive: true });
+  const readme = path.join(o.workspace, 'README.md');
+  if (!existsSync(readme))
+    writeFileSync(readme, '# demo workspace\n\nThe agent may read and write here.\n');
+  if (o.fresh) {
+    await Promise.all(
+      ['nats', 'pg', 'pg-password'].map((d) =>
+        rm(path.join(o.stateDir, d), { recursive: true, force: true }),
+      ),
     );
-  });
+    say(`--fresh: wiped the data of the servers npm start runs itself (${o.stateDir})`);
+  }
+}
+
+async function earlierSessions(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
-    if (found.rowCount === 0) {
-      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(dbName)}`);
-      say(`created database ${dbName}`);
-    }
+    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM sessions');
+    return Number(rows[0]?.n ?? 0);
   } finally {
     await client.end();
   }
 }
 
-/** Starts one service and resolves with its HTTP port once `/readyz` answers 200. */
-async function startService(service: Service): Promise<number> {
-  const log = createWriteStream(path.join(logDir, `${service.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, [path.join(root, service.main)], {
-    cwd: root,
-    env: {
-      ...process.env,
-      NATS_URL: natsUrl,
-      DATABASE_URL: databaseUrl,
-      AW_PREFIX: prefix,
-      AW_WORKSPACE_ROOT: workspace,
-      HTTP_PORT: '0',
-      AW_TITLE_GENERATION: 'on',
-      ...service.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const port = await new Promise<number>((resolve, reject) => {
-    let buffer = '';
-    const timer = setTimeout(
-      () => reject(new Error(`${service.name} did not start in 30 s`)),
-      30_000,
-    );
-    child.stdout?.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      const match = /"port":(\d+)[^\n]*http listening/.exec(buffer);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(
-        new Error(`${service.name} exited (${code}); see .agentwire/logs/${service.name}.log`),
-      );
-    });
-  });
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-    if (res?.status === 200) return port;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${service.name} not ready after 30 s; see .agentwire/logs/${service.name}.log`);
-}
-
-function runDemo(): Promise<number> {
-  const child = spawn(process.execPath, [path.join(root, 'services/cli/src/main.ts'), 'demo'], {
-    cwd: root,
-    env: { ...process.env, NATS_URL: natsUrl, AW_PREFIX: prefix },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code ?? 1)));
-}
-
-async function stopAll(): Promise<void> {
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+function describeServers(n: ResolvedNats, p: ResolvedPostgres): string {
+  const natsText = n.started
+    ? `NATS started here (pid ${n.started.pid}, ${n.url}, data ${path.join(options.stateDir, 'nats')})`
+    : `NATS ${n.url}`;
+  const pgHost = new URL(p.url).host;
+  const pgText = p.stop
+    ? `embedded Postgres started here (pid ${p.pid}, ${pgHost}, data ${path.join(options.stateDir, 'pg')})`
+    : `Postgres ${pgHost}`;
+  return `agentwire: ${natsText}, ${pgText}, prefix ${options.prefix}`;
 }
 
 async function main(): Promise<void> {
-  mkdirSync(logDir, { recursive: true });
-  mkdirSync(workspace, { recursive: true });
-  const readme = path.join(workspace, 'README.md');
-  if (!existsSync(readme))
-    writeFileSync(readme, '# demo workspace\n\nThe agent may read and write here.\n');
-  say(`agentwire: NATS ${natsUrl}, Postgres ${new URL(databaseUrl).host}, prefix ${prefix}`);
-  await checkServers();
+  await prepare(options);
+  nats = await resolveNats(options);
+  postgres = await resolvePostgres(options);
+  say(describeServers(nats, postgres));
+  const ctx: ServiceContext = {
+    root,
+    logDir: options.logDir,
+    env: {
+      NATS_URL: nats.url,
+      DATABASE_URL: postgres.url,
+      AW_PREFIX: options.prefix,
+      AW_WORKSPACE_ROOT: options.workspace,
+      AW_TITLE_GENERATION: 'on',
+    },
+  };
+  let gatewayPort = 0;
   for (const service of services) {
-    const port = await startService(service);
-    say(`  ${service.name.padEnd(20)} ready  (health on http://127.0.0.1:${port})`);
+    const started = await startService(ctx, service, children);
+    if (service.name === 'gateway') gatewayPort = started.port;
+    say(
+      `  ${service.name.padEnd(20)} ready  (pid ${started.child.pid}, health on http://127.0.0.1:${started.port})`,
+    );
   }
+  say(`${await earlierSessions(postgres.url)} sessions from earlier runs`);
   say('\nrunning a demo session (scripted model, tools, a permission request):\n');
-  const demoExit = await runDemo();
-  if (demoOnly || demoExit !== 0) {
+  const demoExit = await runDemo(ctx);
+  if (options.demoOnly || demoExit !== 0) {
     await stopAll();
     process.exit(demoExit);
   }
   say(`\nagentwire is running. Gateway: http://127.0.0.1:${gatewayPort}`);
   say('  follow a session:  node services/cli/src/main.ts follow <sessionId>');
   say(`  or over HTTP:      curl -N http://127.0.0.1:${gatewayPort}/sessions/<id>/events`);
-  say('Logs in .agentwire/logs/. Ctrl-C stops every service.');
+  say(`Logs in ${options.logDir}. Ctrl-C stops every service and the servers started here.`);
+}
+
+/** Ctrl-C (or SIGTERM) at any point, start-up included, stops what was started, once. */
+function stopOnSignal(): void {
   const stop = () => {
     say('\nstopping...');
-    void stopAll().then(() => process.exit(0));
+    void stopAll().then(() => {
+      say('stopped what npm start started');
+      process.exit(0);
+    });
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
+stopOnSignal();
+
 main().catch(async (err: unknown) => {
-  process.stderr.write(
-    `agentwire start failed: ${err instanceof Error ? err.message : String(err)}\n`,
-  );
-  await stopAll();
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof NatsServerMissingError) process.stderr.write(`\n${message}\n\n`);
+  else process.stderr.write(`agentwire start failed: ${message}\n`);
+  await stopAll().catch(() => {});
   process.exit(1);
 });

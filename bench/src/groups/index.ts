@@ -1,4 +1,5 @@
 import type { BenchGroup } from '../group.ts';
+import { clusterGroup } from './cluster.ts';
 import { domainGroup } from './domain.ts';
 import { faultsGroup } from './faults.ts';
 import { persistenceGroup } from './persistence.ts';
@@ -14,4 +15,5 @@ export const groups: readonly BenchGroup[] = [
   runtimeGroup,
   faultsGroup,
   residencyGroup,
+  clusterGroup,
 ];

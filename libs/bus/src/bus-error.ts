@@ -2,6 +2,8 @@
  * Stable codes of {@link BusError}:
  * - `provision_conflict`: an existing stream or bucket has a configuration that cannot be
  *   updated in place (storage, retention);
+ * - `provision_replicas`: a stream or bucket cannot be created or moved to the wanted number
+ *   of replicas (a single server asked for 3, a cluster with too few JetStream servers);
  * - `invalid_event`: an event cannot be published as given (a transient type without a
  *   turn id, a sequence number of 0, R2.2, R3.3);
  * - `publish_failed`: the broker rejected a publish for a reason other than fencing;
@@ -15,6 +17,7 @@
  */
 export type BusErrorCode =
   | 'provision_conflict'
+  | 'provision_replicas'
   | 'invalid_event'
   | 'publish_failed'
   | 'not_connected'

@@ -6,10 +6,18 @@ import {
   jetstreamManager,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import {
+  connectionAuth,
+  type NatsCredentialVariables,
+  natsCredentialsFrom,
+} from './permissions/nats-credentials.ts';
 
 /** Options of {@link connectBus}. */
 export interface ConnectBusOptions {
-  /** One URL or several (`nats://127.0.0.1:4222`). */
+  /**
+   * One URL, several, or a comma-separated list (`NATS_URL=nats://a:4222,nats://b:4222`):
+   * every seed of a cluster, so that the client reaches it while any one node is down.
+   */
   readonly servers: string | readonly string[];
   /** Connection name shown by the server (`persistence-worker-<pid>`). */
   readonly name: string;
@@ -23,6 +31,12 @@ export interface ConnectBusOptions {
   readonly reconnectTimeWait?: number;
   /** Random jitter added to each wait, ms (default 250). */
   readonly reconnectJitter?: number;
+  /**
+   * Credentials from the service's environment (`NATS_USER`/`NATS_PASSWORD`,
+   * `NATS_NKEY_SEED` or `NATS_CREDS_FILE`, and `NATS_INBOX_PREFIX`); none for an open
+   * server (docs/decisions/0145).
+   */
+  readonly auth?: NatsCredentialVariables;
 }
 
 /** A live connection with its JetStream handles. */
@@ -34,6 +48,8 @@ export interface BusConnection {
   readonly connected: boolean;
   /** Calls `listener` after every reconnect (followers resume at once); returns the undo. */
   onReconnect(listener: () => void): () => void;
+  /** Where this connection's replies arrive (`_INBOX` unless its credentials say otherwise). */
+  readonly inboxPrefix: string;
   /** Drains subscriptions and closes the connection (SIGTERM path). */
   close(): Promise<void>;
 }
@@ -48,8 +64,11 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     component: 'bus',
     connection: options.name,
   });
-  const servers = typeof options.servers === 'string' ? options.servers : [...options.servers];
+  const servers = seedUrls(options.servers);
+  const auth = options.auth ?? {};
+  const credentials = connectionAuth(natsCredentialsFrom(auth), auth.NATS_INBOX_PREFIX);
   const nc = await connect({
+    ...credentials,
     servers,
     name: options.name,
     maxReconnectAttempts: -1,
@@ -58,7 +77,7 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
     reconnectJitter: options.reconnectJitter ?? 250,
     noAsyncTraces: options.noAsyncTraces ?? false,
   });
-  logger.info({ server: nc.getServer() }, 'nats connected');
+  logger.info({ server: nc.getServer(), seeds: servers.length }, 'nats connected');
   const link = { up: true, listeners: new Set<() => void>() };
   void watchStatus(nc, logger, link);
   void nc.closed().then(() => {
@@ -77,10 +96,20 @@ export async function connectBus(options: ConnectBusOptions): Promise<BusConnect
       link.listeners.add(listener);
       return () => link.listeners.delete(listener);
     },
+    inboxPrefix: credentials.inboxPrefix ?? '_INBOX',
     async close() {
       if (!nc.isClosed()) await nc.drain();
     },
   };
+}
+
+/** The seed list: each entry split on commas, trimmed, empties dropped. */
+function seedUrls(servers: string | readonly string[]): string[] {
+  const list = typeof servers === 'string' ? [servers] : servers;
+  return list
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Logs every status change and keeps `link` current; reconnect listeners run after it. */

@@ -7,18 +7,12 @@ import {
   type SessionEvent,
 } from '@agentwire/contracts';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
-import {
-  type ConsumerMessages,
-  DeliverPolicy,
-  type JetStreamClient,
-  type JsMsg,
-  type OrderedConsumerOptions,
-} from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 import { headerSequence } from './event-headers.ts';
+import { openConsumer, type StallWatch, watchForStall } from './follow-consumer.ts';
 import { isFenceMarker } from './publish-fence.ts';
-import { lastSessionSequence } from './session-state.ts';
 
 /** Options of {@link followSession}. */
 export interface FollowSessionOptions {
@@ -89,36 +83,41 @@ export function followSession(
   let messages: ConsumerMessages | undefined;
   const witness = new NumberWitness(RECENT_IDS);
 
+  // Stream sequence of the last message read: where a recreated consumer starts (0 until
+  // one was read: then the start follows the base as at first).
+  let streamSequence = 0;
+
   async function* run(): AsyncGenerator<SessionEvent> {
-    // The stream sequence of the last message read: where a resumed consumer starts.
-    let read: number | undefined;
-    for (;;) {
-      const consumer = await js.consumers.get(n.eventsStream, {
-        filter_subjects: n.sessionFilter(sessionId),
-        ...(read === undefined
-          ? await startOptions(js, n, sessionId, last)
-          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: read + 1 }),
-      });
-      if (stopped) return;
-      const current = await consumer.consume({ max_messages: 256 });
+    while (!stopped) {
+      const current = await openConsumer(js, n, sessionId, last, streamSequence, () => stopped);
+      if (current === undefined) return;
       messages = current;
-      let resume = false;
+      // Recreated after a stall (docs/decisions/0144), or at once after a reconnect (issue 9).
+      const watch = watchForStall(current, logger);
       const unlisten = options.reconnects?.(() => {
-        resume = true;
+        watch.stalled = true;
         void current.close();
       });
       try {
-        for await (const m of current) {
-          read = m.seq;
-          const event = accept(m);
-          if (event !== undefined) yield event;
-        }
+        yield* read(current, watch);
       } finally {
         unlisten?.();
-        await current.close();
       }
-      if (!resume || stopped) return;
-      logger.info({ after: last }, 'resuming after a reconnect');
+      if (!watch.stalled || stopped) return;
+      logger.info({ after: last }, 'following on from a new consumer');
+    }
+  }
+
+  async function* read(current: ConsumerMessages, watch: StallWatch): AsyncGenerator<SessionEvent> {
+    try {
+      for await (const m of current) {
+        watch.alive();
+        streamSequence = m.seq;
+        const event = accept(m);
+        if (event !== undefined) yield event;
+      }
+    } finally {
+      await current.close();
     }
   }
 
@@ -190,22 +189,6 @@ function checkNumber(
     `session ${sessionId}: two different events carry number ${sequenceNumber} (${known}, ${id})`,
     { code: 'sequence_conflict', conflict: { sequenceNumber, eventIds: [known, id] } },
   );
-}
-
-async function startOptions(
-  js: JetStreamClient,
-  n: Names,
-  sessionId: string,
-  afterSequence: number,
-): Promise<Partial<OrderedConsumerOptions>> {
-  if (afterSequence > 0) {
-    const jsm = await js.jetstreamManager(false);
-    const tip = await lastSessionSequence(jsm, n, sessionId);
-    if (tip !== null && tip.sequenceNumber <= afterSequence) {
-      return { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: tip.streamSequence + 1 };
-    }
-  }
-  return { deliver_policy: DeliverPolicy.All };
 }
 
 /** Reads `Aw-Prev-Seq`; `undefined` when absent or not a non-negative integer. */

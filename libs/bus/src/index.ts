@@ -17,6 +17,19 @@ export {
   type SessionFollower,
 } from './follow-session.ts';
 export {
+  type NatsTenant,
+  natsAuthorizationConfig,
+  passwordVariable,
+} from './permissions/nats-config.ts';
+export {
+  NATS_ROLES,
+  type NatsRole,
+  type RolePermissions,
+  roleInboxPrefix,
+  rolePermissions,
+  sessionOwnersBucket,
+} from './permissions/nats-roles.ts';
+export {
   type ProvisionOptions,
   type ProvisionResult,
   provision,

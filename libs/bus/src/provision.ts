@@ -29,6 +29,12 @@ export interface ProvisionOptions {
   readonly leaseTtlMs?: number;
   /** Largest message the streams accept, bytes (default: the server's max_payload). */
   readonly maxMessageBytes?: number;
+  /**
+   * Replicas of every stream and of the lease bucket (`AW_REPLICAS`, default 1): 3 on a
+   * three-node JetStream cluster. Existing streams and the bucket are moved to it in place
+   * (docs/decisions/0143).
+   */
+  readonly replicas?: number;
 }
 
 /** What {@link provision} ensured exists. */
@@ -47,7 +53,11 @@ export function streamConfigs(n: Names, options: ProvisionOptions = {}): StreamC
   const dup = nanos(options.duplicateWindowMs ?? 2 * 60 * 1000);
   const size =
     options.maxMessageBytes === undefined ? {} : { max_msg_size: options.maxMessageBytes };
-  const common = { storage: StorageType.File, num_replicas: 1, discard: DiscardPolicy.Old };
+  const common = {
+    storage: StorageType.File,
+    num_replicas: options.replicas ?? 1,
+    discard: DiscardPolicy.Old,
+  };
   const events = {
     ...common,
     ...size,
@@ -89,9 +99,22 @@ export async function provision(
   n: Names,
   options: ProvisionOptions = {},
 ): Promise<ProvisionResult> {
+  const replicas = options.replicas ?? 1;
+  if (replicas > 1 && nc.info?.cluster === undefined) {
+    // NATS 2.9 refuses a new R3 stream here but quietly accepts the update of an old one.
+    throw new BusError(
+      `cannot give ${n.prefix}'s streams ${replicas} replicas: the server ${nc.getServer()} ` +
+        `is not part of a cluster. One NATS server holds 1 replica (AW_REPLICAS=1)`,
+      { code: 'provision_replicas' },
+    );
+  }
   const jsm = await jetstreamManager(nc);
-  for (const config of streamConfigs(n, options)) await ensureStream(jsm, config);
-  await ensureLeaseBucket(nc, jsm, n.leaseBucket, options.leaseTtlMs ?? 30_000);
+  for (const config of streamConfigs(n, options)) {
+    await withReplicaReason(config.name, config.num_replicas, () => ensureStream(jsm, config));
+  }
+  await withReplicaReason(n.leaseBucket, replicas, () =>
+    ensureLeaseBucket(nc, jsm, n.leaseBucket, options.leaseTtlMs ?? 30_000, replicas),
+  );
   return {
     eventsStream: n.eventsStream,
     commandsStream: n.commandsStream,
@@ -148,17 +171,49 @@ async function ensureLeaseBucket(
   jsm: JetStreamManager,
   bucket: string,
   ttlMs: number,
+  replicas: number,
 ) {
-  const kv = await new Kvm(nc).create(bucket, { history: 1, ttl: ttlMs });
+  const kv = await new Kvm(nc).create(bucket, { history: 1, ttl: ttlMs, replicas });
   const status = await kv.status();
   const info = await jsm.streams.info(status.streamInfo.config.name);
-  if (info.config.max_age !== nanos(ttlMs)) {
+  if (info.config.max_age !== nanos(ttlMs) || info.config.num_replicas !== replicas) {
     // The broker refuses a duplicate window longer than the age limit: shorten both.
     const duplicateWindow = Math.min(info.config.duplicate_window ?? nanos(ttlMs), nanos(ttlMs));
     await jsm.streams.update(info.config.name, {
       ...info.config,
       max_age: nanos(ttlMs),
       duplicate_window: duplicateWindow,
+      num_replicas: replicas,
     });
+  }
+}
+
+/** JetStream API codes that mean "not this many replicas here". */
+const REPLICA_ERRORS = new Set([
+  10074, // replicas > 1 not supported in non-clustered mode
+  10023, // insufficient resources
+  10005, // no suitable peers for placement (fewer JetStream servers than replicas)
+]);
+
+/**
+ * Runs one creation or update and turns the server's refusal to place `replicas` copies
+ * into a `provision_replicas` error that names the stream and what to do; the stream is
+ * left as it was.
+ */
+async function withReplicaReason<T>(
+  name: string,
+  replicas: number | undefined,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof JetStreamApiError) || !REPLICA_ERRORS.has(error.code)) throw error;
+    throw new BusError(
+      `cannot give ${name} ${replicas} replicas: ${error.message}. One NATS server holds ` +
+        `1 replica (AW_REPLICAS=1); ${replicas} need a JetStream cluster of at least ` +
+        `${replicas} servers`,
+      { code: 'provision_replicas', cause: error },
+    );
   }
 }

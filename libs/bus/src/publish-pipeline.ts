@@ -32,6 +32,8 @@ export interface StreamPublisher {
 export interface PublishPipelineOptions {
   /** Default wait for an ack, ms (5,000, as `js.publish`). */
   readonly timeoutMs?: number;
+  /** The connection's inbox prefix (`BusConnection.inboxPrefix`): a NATS user may subscribe only to its own (0145). */
+  readonly inboxPrefix?: string;
 }
 
 interface Waiter {
@@ -66,7 +68,7 @@ export class PublishPipeline implements StreamPublisher {
   constructor(nc: NatsConnection, options: PublishPipelineOptions = {}) {
     this.#nc = nc;
     this.#timeoutMs = options.timeoutMs ?? 5_000;
-    this.#inbox = createInbox();
+    this.#inbox = createInbox(options.inboxPrefix);
     this.#sub = nc.subscribe(`${this.#inbox}.*`, {
       callback: (err, msg) => (err === null ? this.#settle(msg) : this.#failAll(err)),
     });

@@ -102,6 +102,13 @@ export const SCRIPTED_SCENARIOS = {
       { items: [{ type: 'text', text: 'The command ran.' }] },
     ],
   },
+  /** Prints the command's environment: the tool sandbox's end-to-end check (issue 15). */
+  print_env: {
+    steps: [
+      { items: [{ type: 'tool-call', toolName: 'run_command', input: { command: 'env' } }] },
+      { items: [{ type: 'text', text: 'That is the environment.' }] },
+    ],
+  },
   outside_path: {
     steps: [
       {

@@ -36,6 +36,21 @@ export const BaseServiceConfig = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   /** How long SIGTERM may take to drain before the process exits 1 anyway. */
   AW_DRAIN_TIMEOUT_MS: positiveInt(30_000),
+  /**
+   * Replicas of every stream and bucket the services provision (runtime, persistence worker,
+   * projection): 1 on one server, 3 on a three-node JetStream cluster (docs/decisions/0143).
+   */
+  AW_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * NATS credentials, one way at most (docs/decisions/0145): a user of the generated
+   * `deploy/nats/users.conf` and its password, an nkey seed, or a JWT `.creds` file.
+   */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  NATS_NKEY_SEED: z.string().min(1).optional(),
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  /** Inbox prefix the user's permissions allow (default `_INBOX_<NATS_USER>`). */
+  NATS_INBOX_PREFIX: token().optional(),
 });
 /** Parsed {@link BaseServiceConfig}. */
 export type BaseServiceConfig = z.infer<typeof BaseServiceConfig>;

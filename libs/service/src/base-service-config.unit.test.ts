@@ -14,6 +14,7 @@ describe('BaseServiceConfig', () => {
       HTTP_HOST: '0.0.0.0',
       LOG_LEVEL: 'info',
       AW_DRAIN_TIMEOUT_MS: 30_000,
+      AW_REPLICAS: 1,
     });
     expect(DEFAULT_DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/agentwire');
   });

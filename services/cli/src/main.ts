@@ -31,7 +31,7 @@ async function connectWithin(url: string, timeoutMs: number): Promise<BusConnect
   });
   try {
     return await Promise.race([
-      connectBus({ servers: url, name: `agentwire-cli-${process.pid}` }),
+      connectBus({ servers: url, name: `agentwire-cli-${process.pid}`, auth: process.env }),
       timeout,
     ]);
   } finally {

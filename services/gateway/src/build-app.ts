@@ -1,5 +1,8 @@
 import { buildServiceApp, type Readiness, type ServiceLogger } from '@agentwire/service';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { type GatewayAuth, registerAuth } from './auth/register-auth.ts';
 import { registerEventsRoute } from './events-route.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { GatewayBackend } from './gateway-port.ts';
@@ -24,6 +27,10 @@ export interface GatewayAppOptions {
   readonly waitTimeoutMs?: number;
   /** SSE heartbeat interval, ms (default 15 s). */
   readonly heartbeatMs?: number;
+  /** Bearer tokens and tenants on the session routes; absent: open, as before (0146). */
+  readonly auth?: GatewayAuth;
+  /** Session-route requests per minute per token (per client address without auth). */
+  readonly rateLimitPerMinute?: number;
 }
 
 /** Fastify's own error codes and the gateway error code each becomes. */
@@ -33,7 +40,10 @@ const FASTIFY_CODES: Readonly<Record<string, string>> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_request',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  AW_GATEWAY_RATE_LIMITED: 'rate_limited',
 };
+
+const RATE_LIMITED = 'AW_GATEWAY_RATE_LIMITED';
 
 /**
  * Builds the gateway's HTTP app (DESIGN.md "Processes": HTTP and Server-Sent Events for
@@ -75,19 +85,47 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     options.logger?.error({ err: error }, 'gateway request failed');
     return reply.code(500).send(errorBody('internal', 'internal error'));
   });
-  const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
-  registerSessionRoutes(app, {
-    backend: options.backend,
-    bodyLimit: options.bodyLimit ?? 256 * 1024,
-    requestTimeoutMs,
-    waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
+  void app.register(helmet);
+  if (options.auth !== undefined) registerAuth(app, options.auth, options.backend);
+  void app.register(rateLimit, {
+    max: options.rateLimitPerMinute ?? 600,
+    timeWindow: 60_000,
+    // Its hook runs after the authentication hook added above (and before the tenant
+    // check): the key is the token, not the address.
+    hook: 'onRequest',
+    keyGenerator: (request) => request.principal?.tokenKey ?? request.ip,
+    allowList: (request) => !request.url.startsWith('/sessions'),
+    // Thrown to the error handler below, which maps the code.
+    errorResponseBuilder: (_request, context) => ({
+      statusCode: 429,
+      code: RATE_LIMITED,
+      message: `over ${context.max} requests a minute; retry in ${context.after}`,
+    }),
   });
-  registerEventsRoute(app, {
-    backend: options.backend,
-    hub,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    requestTimeoutMs,
-    ...(metrics === undefined ? {} : { onEvent: () => metrics.sseEvent() }),
+  // The routes live in a child context registered after the rate limit, whose route hook
+  // then sees them.
+  void app.register(async (scope) => {
+    const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+    const auth = options.auth;
+    registerSessionRoutes(scope, {
+      ...(auth === undefined
+        ? {}
+        : {
+            onCreated: (request, sessionId) =>
+              auth.owners.claim(sessionId, request.principal?.tenant ?? ''),
+          }),
+      backend: options.backend,
+      bodyLimit: options.bodyLimit ?? 256 * 1024,
+      requestTimeoutMs,
+      waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
+    });
+    registerEventsRoute(scope, {
+      backend: options.backend,
+      hub,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
+      requestTimeoutMs,
+      ...(metrics === undefined ? {} : { onEvent: () => metrics.sseEvent() }),
+    });
   });
   return app;
 }

@@ -8,6 +8,7 @@ import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { listenServiceApp, runServiceMain } from '@agentwire/service';
 import type { FastifyInstance } from 'fastify';
+import { gatewayAuthFrom } from './auth/gateway-auth-from-config.ts';
 import { buildApp } from './build-app.ts';
 import { GatewayConfig } from './config.ts';
 import { createGatewayMetrics } from './gateway-metrics.ts';
@@ -28,11 +29,16 @@ await runServiceMain({
       start: async () => {
         bus = await connectBus({
           servers: config.NATS_URL,
+          auth: config,
           name: `gateway-${process.pid}`,
           logger,
         });
         const connected = bus;
+        const auth = await gatewayAuthFrom(config, connected.nc);
+        logger.info({ auth: config.AW_GATEWAY_AUTH }, 'gateway authentication');
         app = buildApp({
+          ...(auth === undefined ? {} : { auth }),
+          rateLimitPerMinute: config.AW_GATEWAY_RATE_LIMIT,
           backend: new RuntimeClient(connected, names(config.AW_PREFIX), {
             timeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
           }),

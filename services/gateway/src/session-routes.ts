@@ -7,7 +7,7 @@ import {
   RenameRequest,
   SessionId,
 } from '@agentwire/contracts';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { GatewayBackend } from './gateway-port.ts';
 import { failureResponse } from './http-error.ts';
@@ -37,6 +37,8 @@ export interface SessionRouteOptions {
   readonly bodyLimit: number;
   readonly requestTimeoutMs: number;
   readonly waitTimeoutMs: number;
+  /** Called with each session `POST /sessions` created (the tenant claims it). */
+  readonly onCreated?: (request: FastifyRequest, sessionId: string) => Promise<unknown>;
 }
 
 /** Sends a backend result: `ok` replies without their `ok` flag, failures mapped to HTTP. */
@@ -65,7 +67,9 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
   app.post('/sessions', post, async (request, reply) => {
     const body = parseInput('body', z.strictObject({}), request.body);
     if (!body.ok) return reply.code(400).send(body.body);
-    return send(reply, await o.backend.open(undefined, timeout), 201);
+    const opened = await o.backend.open(undefined, timeout);
+    if (opened.ok) await o.onCreated?.(request, String(opened.sessionId));
+    return send(reply, opened, 201);
   });
 
   app.post('/sessions/:id/open', post, async (request, reply) => {

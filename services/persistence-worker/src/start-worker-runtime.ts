@@ -52,12 +52,13 @@ export async function startWorkerRuntime(options: WorkerRuntimeOptions): Promise
   try {
     bus = await connectBus({
       servers: config.NATS_URL,
+      auth: config,
       name: `persistence-worker-${hostname()}-${process.pid}`,
       logger,
       noAsyncTraces: true,
     });
     onState('nats', 'connected');
-    await provision(bus.nc, n);
+    await provision(bus.nc, n, { replicas: config.AW_REPLICAS });
     const { applied } = await migrate(db);
     onState('postgres', 'migrated');
     logger.info({ applied }, 'migrations done');

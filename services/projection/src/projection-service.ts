@@ -37,12 +37,13 @@ async function ensureStreams(
   nc: Parameters<typeof provision>[0],
   jsm: { streams: { info(n: string): Promise<unknown> } },
   n: Names,
+  replicas: number,
 ) {
   try {
     await jsm.streams.info(n.eventsStream);
   } catch (error) {
     if (!(error instanceof JetStreamApiError) || error.code !== STREAM_NOT_FOUND) throw error;
-    await provision(nc, n);
+    await provision(nc, n, { replicas });
   }
 }
 
@@ -59,6 +60,7 @@ export async function startProjectionService(
   const n = names(config.AW_PREFIX);
   const bus = await connectBus({
     servers: config.NATS_URL,
+    auth: config,
     name: config.AW_INSTANCE_ID,
     logger,
     noAsyncTraces: true,
@@ -68,7 +70,7 @@ export async function startProjectionService(
     applicationName: config.AW_INSTANCE_ID,
   });
   await migrate(db);
-  await ensureStreams(bus.nc, bus.jsm, n);
+  await ensureStreams(bus.nc, bus.jsm, n, config.AW_REPLICAS);
   await ensureProjectionConsumer(bus.jsm, {
     names: n,
     durable: config.AW_PROJECTION_DURABLE,

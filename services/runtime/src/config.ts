@@ -1,6 +1,32 @@
 import { type ResidencyOptions, resolveResidencyOptions } from '@agentwire/domain';
 import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
 import { z } from 'zod';
+import { DEFAULT_TOOL_ENV_ALLOW, RUNTIME_SECRET_VARIABLES } from './tools/tool-environment.ts';
+
+/**
+ * `AW_TOOL_ENV_ALLOW`: comma-separated variable names a tool command gets; the runtime's
+ * own secrets cannot be listed (docs/decisions/0142).
+ */
+const ToolEnvAllow = z
+  .string()
+  .optional()
+  .transform((v) =>
+    v === undefined
+      ? [...DEFAULT_TOOL_ENV_ALLOW]
+      : v
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean),
+  )
+  .superRefine((names, ctx) => {
+    const secrets = names.filter((n) => RUNTIME_SECRET_VARIABLES.includes(n));
+    if (secrets.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must not pass the runtime's secrets to commands: ${secrets.join(', ')}`,
+      });
+    }
+  });
 
 /** The variable behind each residency option, for a start-up error that names it. */
 const RESIDENCY_VARIABLES: { readonly [K in keyof ResidencyOptions]: string } = {
@@ -33,6 +59,12 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** Must match the lease bucket's TTL (provisioned with it when the bucket is new). */
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
+    /** Environment variables `run_command` passes to a command; nothing else does. */
+    AW_TOOL_ENV_ALLOW: ToolEnvAllow,
+    /** How long a `run_command` may run before its process group is killed. */
+    AW_TOOL_TIMEOUT_MS: positiveInt(30_000),
+    /** Bytes of a tool's output returned to the model (stdout and stderr capped each). */
+    AW_TOOL_OUTPUT_BYTES: positiveInt(64 * 1024),
     /**
      * Title generation through the sidecar (R9.4-R9.5, flow 4): `on` gives sessions the
      * empty config object that turns it on; absent or `off` means off (R9.5).

@@ -80,14 +80,18 @@ export async function startRuntime(
   const names = namesOf(config.AW_PREFIX);
   const bus = await connectBus({
     servers: config.NATS_URL,
+    auth: config,
     name: `runtime-${instanceId}`,
     logger,
     noAsyncTraces: true,
   });
-  await provision(bus.nc, names, { leaseTtlMs: config.AW_LEASE_TTL_MS });
+  await provision(bus.nc, names, {
+    leaseTtlMs: config.AW_LEASE_TTL_MS,
+    replicas: config.AW_REPLICAS,
+  });
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
-  const eventPublisher = new PublishPipeline(bus.nc);
+  const eventPublisher = new PublishPipeline(bus.nc, { inboxPrefix: bus.inboxPrefix });
   const host = new RuntimeHost(
     wrapHost({
       nc: bus.nc,
@@ -100,7 +104,12 @@ export async function startRuntime(
       instanceId,
       host: hostname(),
       model: modelFromConfig(config),
-      tools: createWorkspaceTools({ root: config.AW_WORKSPACE_ROOT }),
+      tools: createWorkspaceTools({
+        root: config.AW_WORKSPACE_ROOT,
+        envAllow: config.AW_TOOL_ENV_ALLOW,
+        commandTimeoutMs: config.AW_TOOL_TIMEOUT_MS,
+        maxOutputBytes: config.AW_TOOL_OUTPUT_BYTES,
+      }),
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       clock: { now: () => Date.now() },
       ids: randomIds,

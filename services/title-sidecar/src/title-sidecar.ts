@@ -84,6 +84,7 @@ export async function startTitleSidecar(
   });
   const bus = await connectBus({
     servers: config.NATS_URL,
+    auth: config,
     name: instanceId,
     logger,
     noAsyncTraces: true,

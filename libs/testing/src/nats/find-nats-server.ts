@@ -15,12 +15,12 @@ function executable(file: string): boolean {
 }
 
 /**
- * The `nats-server` binary to run: `AGENTWIRE_NATS_SERVER` when set, else the first
+ * The `nats-server` binary to run: `AW_NATS_SERVER` when set, else the first
  * `nats-server` on `PATH`, else {@link DEBIAN_NATS_SERVER}; undefined when none exists.
  * No npm package ships the binary (docs/decisions/0140), so it must be installed.
  */
 export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const chosen = env.AGENTWIRE_NATS_SERVER;
+  const chosen = env.AW_NATS_SERVER;
   if (chosen) return executable(chosen) ? chosen : undefined;
   const onPath = (env.PATH ?? '')
     .split(delimiter)
@@ -34,5 +34,5 @@ export function findNatsServer(env: NodeJS.ProcessEnv = process.env): string | u
 export function natsServerSupport(env: NodeJS.ProcessEnv = process.env): Capability {
   return findNatsServer(env)
     ? { ok: true }
-    : { ok: false, reason: 'no nats-server binary (AGENTWIRE_NATS_SERVER, PATH, /usr/sbin)' };
+    : { ok: false, reason: 'no nats-server binary (AW_NATS_SERVER, PATH, /usr/sbin)' };
 }

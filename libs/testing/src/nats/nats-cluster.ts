@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
+import { type JetStreamManager, jetstreamManager, StorageType } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { waitUntil } from '../wait-until.ts';
 import { freePort } from './free-port.ts';
@@ -40,7 +40,7 @@ export interface NatsCluster {
   placement(stream: string): Promise<StreamPlacement>;
   /** Waits until `stream` has a leader and every replica is current (after a node returns). */
   waitForStream(stream: string, timeoutMs?: number): Promise<StreamPlacement>;
-  /** Waits until JetStream answers through the cluster (a meta leader is elected). */
+  /** Waits until every node is a JetStream peer: a stream of `size` replicas can be placed. */
   waitForJetStream(timeoutMs?: number): Promise<void>;
   dispose(): Promise<void>;
 }
@@ -48,7 +48,7 @@ export interface NatsCluster {
 /**
  * Starts a JetStream cluster of `size` local `nats-server` processes, each with its own
  * client port, route port, `-sd` store and `--server_name`, sharing one `--cluster_name`
- * and the full `--routes` list, and resolves once JetStream answers (docs/decisions/0140).
+ * and the full `--routes` list, and resolves once every node is a JetStream peer (docs/decisions/0140).
  * Each node is a {@link NatsServerProcess}: SIGKILL one and start it again to test failover.
  */
 export async function startNatsCluster(options: NatsClusterOptions = {}): Promise<NatsCluster> {
@@ -108,13 +108,24 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       return last as StreamPlacement;
     },
     async waitForJetStream(timeoutMs = options.readyTimeoutMs ?? 30_000) {
+      // A meta leader answers before every node has joined as a peer; a stream with one
+      // replica per node is placed only once all have.
+      const probe = `AW_CLUSTER_PROBE_${randomBytes(3).toString('hex')}`;
       await waitUntil(
         () =>
-          withJsm((jsm) => jsm.getAccountInfo()).then(
+          withJsm(async (jsm) => {
+            await jsm.streams.add({
+              name: probe,
+              subjects: [`${probe}.x`],
+              storage: StorageType.Memory,
+              num_replicas: size,
+            });
+            await jsm.streams.delete(probe);
+          }).then(
             () => true,
             () => false,
           ),
-        { timeoutMs, intervalMs: 200, what: `a JetStream meta leader in cluster ${name}` },
+        { timeoutMs, intervalMs: 200, what: `all ${size} nodes of ${name} as JetStream peers` },
       );
     },
     async dispose() {

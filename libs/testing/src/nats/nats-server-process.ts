@@ -39,6 +39,14 @@ export interface NatsServerOptions {
   readonly binary?: string;
   /** How long a start may take before it fails with the server's log (default 30 s). */
   readonly timeoutMs?: number;
+  /**
+   * Its own process group, so that a terminal's Ctrl-C (SIGINT to the foreground group)
+   * does not reach it and its owner decides when it stops (default false: tests want it
+   * to die with the run).
+   */
+  readonly detached?: boolean;
+  /** Called with every log line (stderr), e.g. to write a log file. */
+  readonly onLine?: (line: string) => void;
 }
 
 /** A `nats-server` process of a test's own, with the controls a crash test needs. */
@@ -105,7 +113,10 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const killOnExit = () => child?.kill('SIGKILL');
   async function start(): Promise<void> {
     if (child) throw new Error(`nats-server ${serverName} is already running`);
-    const proc = spawn(binary as string, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(binary as string, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: options.detached ?? false,
+    });
     child = proc;
     paused = false;
     process.once('exit', killOnExit);
@@ -116,7 +127,13 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
         resolve();
       }),
     );
-    await untilReady(proc, lines, timeoutMs, `nats-server ${serverName} on ${port}`);
+    await untilReady(
+      proc,
+      lines,
+      timeoutMs,
+      `nats-server ${serverName} on ${port}`,
+      options.onLine,
+    );
   }
   async function signal(sig: NodeJS.Signals): Promise<void> {
     if (!child) return;
@@ -168,6 +185,7 @@ function untilReady(
   lines: string[],
   timeoutMs: number,
   what: string,
+  onLine: ((line: string) => void) | undefined,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     let buffer = '';
@@ -188,6 +206,7 @@ function untilReady(
       buffer = parts.pop() ?? '';
       for (const line of parts) {
         lines.push(line);
+        onLine?.(line);
         if (lines.length > KEPT_LINES) lines.shift();
         if (!ready && line.includes(READY)) {
           ready = true;

@@ -52,14 +52,26 @@ export function listeningPort(lines: readonly string[], name: string): number {
  */
 export async function startStack(
   env: StackEnvironment,
-  options: { readonly gateway?: boolean; readonly gatewayEnv?: Record<string, string> } = {},
+  options: {
+    readonly gateway?: boolean;
+    readonly gatewayEnv?: Record<string, string>;
+    /** Added to one service's environment (its NATS user, say). */
+    readonly serviceEnv?: Partial<
+      Record<'worker' | 'runtime' | 'projection', Readonly<Record<string, string>>>
+    >;
+  } = {},
 ): Promise<Stack> {
   const workspace = await mkdtemp(path.join(tmpdir(), 'aw-stack-ws-'));
   await writeFile(path.join(workspace, 'README.md'), '# stack workspace\n');
   const base = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const worker = await startServiceProcess(SERVICE_MAINS.persistenceWorker, base, {
-    readyWhen: 'persistence-worker started',
-  });
+  const own = options.serviceEnv ?? {};
+  const worker = await startServiceProcess(
+    SERVICE_MAINS.persistenceWorker,
+    { ...base, ...own.worker },
+    {
+      readyWhen: 'persistence-worker started',
+    },
+  );
   const [runtime, projection, gateway] = await Promise.all([
     startServiceProcess(
       SERVICE_MAINS.runtime,
@@ -68,10 +80,11 @@ export async function startStack(
         AW_WORKSPACE_ROOT: workspace,
         AW_PERMISSION_TIMEOUT_MS: '20000',
         AW_MAX_PROMPT_BYTES: '4096',
+        ...own.runtime,
       },
       { readyWhen: 'runtime accepting' },
     ),
-    spawnProjection(base),
+    spawnProjection({ ...base, ...own.projection }),
     options.gateway === true
       ? startServiceProcess(
           GATEWAY_MAIN,

@@ -1,44 +1,77 @@
-import { realpath } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ToolError } from './tool-definition.ts';
 
+/** A path inside the workspace with every symbolic link resolved. */
+export interface WorkspacePath {
+  /** The real absolute path: open this one, not the requested one. */
+  readonly absolute: string;
+  /** Relative to the workspace's real root (`.` for the root itself). */
+  readonly relative: string;
+}
+
+/** Links followed in one resolution before it counts as a loop (Linux's own limit). */
+const MAX_LINKS = 40;
+
 /**
- * Resolves `requested` inside `root` and refuses anything outside it (issue 6, item 4):
- * `..` segments, absolute paths elsewhere and symbolic links pointing out are all caught,
- * the last by resolving the nearest existing ancestor with `realpath`.
+ * Resolves `requested` inside `root` and refuses anything outside it (issue 6 item 4,
+ * issue 15): `..` segments, absolute paths elsewhere, and symbolic links anywhere on the
+ * path that point out, dangling ones included (a write through a dangling link would
+ * create its target). The answer is the fully resolved path, so the caller opens no link
+ * it did not check (docs/decisions/0142).
  */
-export async function resolveInWorkspace(root: string, requested: string): Promise<string> {
+export async function resolveInWorkspace(root: string, requested: string): Promise<WorkspacePath> {
   if (typeof requested !== 'string' || requested === '') {
     throw new ToolError('invalid_path', 'path must be a non-empty string');
   }
   const realRoot = await realpath(root);
   const target = path.resolve(realRoot, requested);
-  assertInside(realRoot, target, requested);
-  const real = await realpathOfExistingAncestor(target);
-  assertInside(realRoot, real, requested);
-  return target;
+  assertInside(realRoot, target, `path ${JSON.stringify(requested)} is outside the workspace root`);
+  const real = await resolveLinks(target, requested);
+  assertInside(
+    realRoot,
+    real,
+    `path ${JSON.stringify(requested)} goes through a symbolic link to ${real}, outside the workspace root`,
+  );
+  return { absolute: real, relative: path.relative(realRoot, real) || '.' };
 }
 
-function assertInside(root: string, target: string, requested: string): void {
+function assertInside(root: string, target: string, message: string): void {
   const rel = path.relative(root, target);
   if (rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))) return;
-  throw new ToolError(
-    'path_outside_workspace',
-    `path ${JSON.stringify(requested)} is outside the workspace root`,
-  );
+  throw new ToolError('path_outside_workspace', message);
 }
 
-async function realpathOfExistingAncestor(target: string): Promise<string> {
+/**
+ * `realpath` of the longest existing prefix, the rest appended; a dangling link on the way
+ * is followed by hand (realpath fails on it) and the resolution starts over from its target.
+ */
+async function resolveLinks(target: string, requested: string): Promise<string> {
   let current = target;
-  const rest: string[] = [];
-  for (;;) {
+  let rest: string[] = [];
+  for (let links = 0; links <= MAX_LINKS; ) {
     try {
       return path.join(await realpath(current), ...rest.reverse());
     } catch {
+      const link = await lstat(current).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      );
+      if (link) {
+        const to = path.resolve(path.dirname(current), await readlink(current));
+        current = path.join(to, ...rest.reverse());
+        rest = [];
+        links += 1;
+        continue;
+      }
       const parent = path.dirname(current);
       if (parent === current) return target;
       rest.push(path.basename(current));
       current = parent;
     }
   }
+  throw new ToolError(
+    'path_link_loop',
+    `path ${JSON.stringify(requested)} has too many symbolic links`,
+  );
 }

@@ -1,8 +1,11 @@
-import { execFile } from 'node:child_process';
+import { constants } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { type ToolDefinition, ToolError, type ToolOutput } from './tool-definition.ts';
+import { runCommandTool } from './run-command.ts';
+import { type ToolDefinition, ToolError } from './tool-definition.ts';
+import { DEFAULT_TOOL_ENV_ALLOW, toolEnvironment } from './tool-environment.ts';
+import { cappedOutput, parseToolInput } from './tool-output.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 /** Options of {@link createWorkspaceTools}. */
@@ -13,46 +16,39 @@ export interface WorkspaceToolsOptions {
   readonly maxOutputBytes?: number;
   /** `run_command` timeout (default 30 s). */
   readonly commandTimeoutMs?: number;
+  /** The environment commands pick their variables from (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Names of the variables a command gets (default {@link DEFAULT_TOOL_ENV_ALLOW}). */
+  readonly envAllow?: readonly string[];
 }
 
 const PathInput = z.object({ path: z.string() });
 const WriteInput = z.object({ path: z.string(), content: z.string() });
-const CommandInput = z.object({ command: z.string().min(1) });
-
-function parse<T>(schema: z.ZodType<T>, input: unknown, tool: string): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  throw new ToolError(
-    'invalid_input',
-    `${tool}: ${result.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`,
-  );
-}
-
-function capped(text: string, max: number, filesRead?: string[]): ToolOutput {
-  const bytes = Buffer.from(text, 'utf8');
-  const truncated = bytes.length > max;
-  const content = truncated ? bytes.subarray(0, max).toString('utf8') : text;
-  const out = {
-    content,
-    truncated,
-    originalBytes: bytes.length,
-    returnedBytes: Buffer.byteLength(content),
-  };
-  return filesRead === undefined ? out : { ...out, filesRead };
-}
 
 const pathSchema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
 
 /**
+ * The last component is opened without following a link: one that became a link after
+ * {@link resolveInWorkspace} checked the path is refused, not followed.
+ */
+const NO_FOLLOW = constants.O_NOFOLLOW;
+
+function ioError(code: string, what: string, cause: unknown): ToolError {
+  if ((cause as NodeJS.ErrnoException).code === 'ELOOP') {
+    return new ToolError('path_outside_workspace', `${what}: it is a symbolic link`, { cause });
+  }
+  return new ToolError(code, `${what}: ${(cause as Error).message}`, { cause });
+}
+
+/**
  * The four workspace tools of issue 6: `read_file` and `list_dir` run at once;
  * `write_file` and `run_command` ask for permission first (R1.4). Every path is confined
- * to the root (a path outside fails with `path_outside_workspace`).
+ * to the root, symbolic links included (`path_outside_workspace`); a command gets only the
+ * allowed environment, a timeout and an output cap (docs/decisions/0142).
  */
 export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefinition[] {
   const { root } = options;
   const max = options.maxOutputBytes ?? 64 * 1024;
-  const timeout = options.commandTimeoutMs ?? 30_000;
-  const rel = (abs: string) => path.relative(root, abs) || '.';
   return [
     {
       name: 'read_file',
@@ -62,14 +58,15 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       riskLevel: 'low',
       readOnly: true,
       async run(input) {
-        const { path: p } = parse(PathInput, input, 'read_file');
-        const abs = await resolveInWorkspace(root, p);
-        const text = await readFile(abs, 'utf8').catch((cause: unknown) => {
-          throw new ToolError('read_failed', `cannot read ${p}: ${(cause as Error).message}`, {
-            cause,
-          });
-        });
-        return capped(text, max, [rel(abs)]);
+        const { path: p } = parseToolInput(PathInput, input, 'read_file');
+        const file = await resolveInWorkspace(root, p);
+        const flag = constants.O_RDONLY | NO_FOLLOW;
+        const text = await readFile(file.absolute, { encoding: 'utf8', flag }).catch(
+          (cause: unknown) => {
+            throw ioError('read_failed', `cannot read ${p}`, cause);
+          },
+        );
+        return cappedOutput(text, max, { filesRead: [file.relative] });
       },
     },
     {
@@ -80,15 +77,15 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       riskLevel: 'low',
       readOnly: true,
       async run(input) {
-        const { path: p } = parse(PathInput, input, 'list_dir');
-        const abs = await resolveInWorkspace(root, p);
-        const entries = await readdir(abs, { withFileTypes: true }).catch((cause: unknown) => {
-          throw new ToolError('list_failed', `cannot list ${p}: ${(cause as Error).message}`, {
-            cause,
-          });
-        });
+        const { path: p } = parseToolInput(PathInput, input, 'list_dir');
+        const dir = await resolveInWorkspace(root, p);
+        const entries = await readdir(dir.absolute, { withFileTypes: true }).catch(
+          (cause: unknown) => {
+            throw ioError('list_failed', `cannot list ${p}`, cause);
+          },
+        );
         const lines = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort();
-        return capped(lines.join('\n'), max);
+        return cappedOutput(lines.join('\n'), max);
       },
     },
     {
@@ -103,47 +100,23 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       riskLevel: 'medium',
       readOnly: false,
       async run(input) {
-        const { path: p, content } = parse(WriteInput, input, 'write_file');
-        const abs = await resolveInWorkspace(root, p);
-        await mkdir(path.dirname(abs), { recursive: true });
-        await writeFile(abs, content, 'utf8');
-        return capped(`wrote ${Buffer.byteLength(content)} bytes to ${rel(abs)}`, max);
+        const { path: p, content } = parseToolInput(WriteInput, input, 'write_file');
+        const file = await resolveInWorkspace(root, p);
+        const flag = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW;
+        try {
+          await mkdir(path.dirname(file.absolute), { recursive: true });
+          await writeFile(file.absolute, content, { encoding: 'utf8', flag });
+        } catch (cause) {
+          throw ioError('write_failed', `cannot write ${p}`, cause);
+        }
+        return cappedOutput(`wrote ${Buffer.byteLength(content)} bytes to ${file.relative}`, max);
       },
     },
-    {
-      name: 'run_command',
-      description: 'Run a shell command in the workspace root (asks for permission).',
-      inputSchema: {
-        type: 'object',
-        properties: { command: { type: 'string' } },
-        required: ['command'],
-      },
-      needsPermission: true,
-      riskLevel: 'high',
-      readOnly: false,
-      run(input, signal) {
-        const { command } = parse(CommandInput, input, 'run_command');
-        return new Promise((resolve, reject) => {
-          execFile(
-            '/bin/sh',
-            ['-c', command],
-            { cwd: root, timeout, signal, maxBuffer: max * 4 },
-            (error, stdout, stderr) => {
-              const text = `${stdout}${stderr === '' ? '' : `\n[stderr]\n${stderr}`}`;
-              if (error !== null && typeof error.code !== 'number') {
-                reject(
-                  new ToolError('command_failed', `command failed: ${error.message}`, {
-                    cause: error,
-                  }),
-                );
-                return;
-              }
-              const exit = error === null ? 0 : Number(error.code);
-              resolve(capped(exit === 0 ? text : `${text}\n[exit ${exit}]`, max));
-            },
-          );
-        });
-      },
-    },
+    runCommandTool({
+      root,
+      env: toolEnvironment(options.env ?? process.env, options.envAllow ?? DEFAULT_TOOL_ENV_ALLOW),
+      timeoutMs: options.commandTimeoutMs ?? 30_000,
+      maxOutputBytes: max,
+    }),
   ];
 }
