@@ -10,6 +10,7 @@ export { type BusConnection, type ConnectBusOptions, connectBus } from './connec
 export { DEAD_LETTER_TRUNCATED, type DeadLetterReason, publishDeadLetter } from './dead-letter.ts';
 export { deadLetterFilter, deadLetterStream } from './dead-letter-names.ts';
 export { deleteProvisioned } from './delete-provisioned.ts';
+export { type DurableConsumerSpec, ensureDurableConsumer } from './ensure-durable-consumer.ts';
 export { eventHeaders, headerSequence } from './event-headers.ts';
 export {
   type FollowSessionOptions,
@@ -61,13 +62,12 @@ export {
   type StreamPublisher,
 } from './publish-pipeline.ts';
 export {
-  type DecodeResult,
-  type HandlerResult,
-  type MessageContext,
-  type PullConsumerHandle,
-  type RunPullConsumerOptions,
-  runPullConsumer,
-} from './run-pull-consumer.ts';
+  type Decoded,
+  type PullConsumerOptions,
+  type Received,
+  type RunningPullConsumer,
+  startPullConsumer,
+} from './pull-consumer.ts';
 export {
   isRuntimeFailure,
   type ProjectionSnapshotReply,

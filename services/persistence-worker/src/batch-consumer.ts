@@ -1,5 +1,6 @@
+import { type Received, startPullConsumer } from '@agentwire/bus';
 import { ATTRS, extractTraceContext, type HeaderCarrier, type Logger } from '@agentwire/telemetry';
-import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import {
   type Attributes,
   type Span,
@@ -76,124 +77,52 @@ interface Pending<T> {
 const emptyHeaders: HeaderCarrier = { get: () => undefined, set: () => {} };
 
 /**
- * Runs one durable pull consumer (issue 4 item 3): messages are buffered as they arrive and
- * applied in batches, one transaction per batch and up to `maxInFlight` batches committing
- * at once (the buffer is bounded by the consumer's `max_ack_pending`); each message is acked
- * only after its commit.
- * A retryable failure (connection, serialisation, deadlock) naks the batch with backoff and
- * never gives up; any other failure retries each message alone, so one bad message cannot
- * hold back its batch, and dead-letters it after `maxDeliver` deliveries. Invalid input is
- * dead-lettered at once: redelivery cannot fix a message that does not parse.
+ * Runs one durable pull consumer (issue 4 item 3) on the bus's one pull loop
+ * (`startPullConsumer`): batches of up to `batchSize` messages, each applied in one
+ * transaction, up to `maxInFlight` committing at once, each message acked only after its
+ * commit. A retryable failure (connection, serialisation, deadlock) naks the batch with
+ * backoff and never gives up; any other failure retries each message alone, so one bad
+ * message cannot hold back its batch, and dead-letters it after `maxDeliver` deliveries.
+ * Invalid input is dead-lettered at once: redelivery cannot fix a message that does not parse.
  */
 export async function startBatchConsumer<T>(
   options: BatchConsumerOptions<T>,
 ): Promise<RunningBatchConsumer> {
-  const { name, metrics, logger } = options;
-  const queue: JsMsg[] = [];
-  let wake: (() => void) | undefined;
-  let stopping = false;
-  const inFlight = new Set<Promise<void>>();
-  const committing = new Set<readonly JsMsg[]>();
-  const keepAlive =
-    options.keepAliveMs === undefined
-      ? undefined
-      : setInterval(() => {
-          for (const msg of queue) msg.working();
-          for (const batch of committing) for (const msg of batch) msg.working();
-        }, options.keepAliveMs);
-  keepAlive?.unref();
-  const messages: ConsumerMessages = await options.consumer.consume({
-    max_messages: options.batchSize * 2,
-    callback: (msg) => {
-      queue.push(msg);
-      if (queue.length >= options.batchSize || inFlight.size === 0) wake?.();
-    },
-  });
-
-  const loop = (async () => {
-    while (!stopping || queue.length > 0) {
-      // A full batch starts beside the ones committing; a partial one only when none is.
-      if (queue.length === 0 || (queue.length < options.batchSize && inFlight.size > 0)) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-        continue;
-      }
-      const prepared = prepareBatch(options, queue.splice(0, options.batchSize));
-      committing.add(prepared.batch);
-      const commit = commitBatch(options, prepared).then(
-        () => {
-          const last = prepared.batch[prepared.batch.length - 1];
-          if (last !== undefined) metrics.setLag(name, last.info.pending);
-        },
-        (error: unknown) => {
-          logger.error({ err: error, consumer: name }, 'batch processing failed unexpectedly');
-          for (const msg of prepared.batch) msg.nak(backoffMs(msg.info.deliveryCount));
-        },
+  const { name, metrics } = options;
+  return startPullConsumer<T>({
+    name,
+    consumer: options.consumer,
+    decode: (msg) => options.handler.decode(msg),
+    deliver: async (batch) => {
+      await commitBatch(
+        options,
+        batch.map((r) => pendingOf(options, r)),
       );
-      inFlight.add(commit);
-      void commit.finally(() => {
-        inFlight.delete(commit);
-        committing.delete(prepared.batch);
-        wake?.();
-      });
-      while (inFlight.size >= options.maxInFlight) await Promise.race(inFlight);
-    }
-    await Promise.all(inFlight);
-    clearInterval(keepAlive);
-  })();
-
-  return {
-    async stop() {
-      stopping = true;
-      await messages.close();
-      wake?.();
-      await loop;
-      logger.info({ consumer: name }, 'consumer drained');
+      const last = batch[batch.length - 1];
+      if (last !== undefined) metrics.setLag(name, last.msg.info.pending);
     },
-  };
+    deadLetter: (msg, code, reason) => options.deadLetter(msg, code as InvalidCode, reason),
+    onInvalid: (code) => countDeadLettered(options, code),
+    onSkipped: () =>
+      metrics.processed.add(1, { [ATTRS.consumer]: name, [ATTRS.outcome]: 'skipped' }),
+    batchSize: options.batchSize,
+    maxInFlight: options.maxInFlight,
+    ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
+    logger: options.logger,
+  });
 }
 
-/** A pulled batch after its synchronous part: decoded, skips acked, spans started. */
-interface Prepared<T> {
-  readonly batch: readonly JsMsg[];
-  readonly pending: Pending<T>[];
-  readonly invalid: readonly { msg: JsMsg; code: InvalidCode; reason: string }[];
+/** A decoded message with its span, parented on its `traceparent`. */
+function pendingOf<T>(options: BatchConsumerOptions<T>, r: Received<T>): Pending<T> {
+  return { msg: r.msg, value: r.value, span: startSpan(options, r.msg, r.value) };
 }
 
-/**
- * Decodes a batch (synchronous, while other batches commit): skipped messages are acked at
- * once, invalid ones kept for {@link commitBatch} to dead-letter.
- */
-function prepareBatch<T>(options: BatchConsumerOptions<T>, batch: readonly JsMsg[]): Prepared<T> {
-  const { handler, metrics, name } = options;
-  const pending: Pending<T>[] = [];
-  const invalid: { msg: JsMsg; code: InvalidCode; reason: string }[] = [];
-  for (const msg of batch) {
-    const decoded = safeDecode(handler, msg);
-    if (decoded.kind === 'skip') {
-      msg.ack();
-      metrics.processed.add(1, { [ATTRS.consumer]: name, [ATTRS.outcome]: 'skipped' });
-    } else if (decoded.kind === 'invalid') {
-      invalid.push({ msg, code: decoded.code, reason: decoded.reason });
-    } else {
-      pending.push({ msg, value: decoded.value, span: startSpan(options, msg, decoded.value) });
-    }
-  }
-  return { batch, pending, invalid };
-}
-
-/** Dead-letters a prepared batch's invalid messages, then applies the rest in one transaction. */
+/** Applies a batch in one transaction; on failure retries or isolates the culprit. */
 async function commitBatch<T>(
   options: BatchConsumerOptions<T>,
-  prepared: Prepared<T>,
+  pending: readonly Pending<T>[],
 ): Promise<void> {
   const { name } = options;
-  const { pending } = prepared;
-  for (const { msg, code, reason } of prepared.invalid) {
-    await deadLetterOrRetry(options, msg, code, reason);
-  }
   if (pending.length === 0) return;
   const failure = await applyAndAck(options, pending);
   if (failure === undefined) return;
@@ -285,6 +214,10 @@ async function deadLetterOrRetry<T>(
     { consumer: options.name, code, reason, subject: msg.subject, streamSeq: msg.seq },
     'message dead-lettered',
   );
+  countDeadLettered(options, code);
+}
+
+function countDeadLettered<T>(options: BatchConsumerOptions<T>, code: string): void {
   options.metrics.deadLettered.add(1, {
     [ATTRS.consumer]: options.name,
     [ATTRS.deadLetterCode]: code,
@@ -293,18 +226,6 @@ async function deadLetterOrRetry<T>(
     [ATTRS.consumer]: options.name,
     [ATTRS.outcome]: 'dead_lettered',
   });
-}
-
-function safeDecode<T>(handler: BatchHandler<T>, msg: JsMsg): Decoded<T> {
-  try {
-    return handler.decode(msg);
-  } catch (error) {
-    return {
-      kind: 'invalid',
-      code: 'invalid_envelope',
-      reason: `decode threw: ${messageOf(error)}`,
-    };
-  }
 }
 
 /**

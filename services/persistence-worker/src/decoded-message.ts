@@ -1,11 +1,11 @@
+import type { Decoded as BusDecoded } from '@agentwire/bus';
 /**
  * What decoding one bus message gave: an item to apply, a message to acknowledge untouched
  * (`skip`), or invalid input to dead-letter with a stable code and a reason naming what
  * was wrong (DESIGN.md invariant "bad input never poisons a consumer").
  */
 export type Decoded<T> =
-  | { readonly kind: 'apply'; readonly value: T }
-  | { readonly kind: 'skip'; readonly why: string }
+  | Exclude<BusDecoded<T>, { readonly kind: 'invalid' }>
   | { readonly kind: 'invalid'; readonly code: InvalidCode; readonly reason: string };
 
 /** Stable codes carried in the `Aw-Dlq-Code` header of a dead-lettered message. */

@@ -1,3 +1,4 @@
+import { ensureDurableConsumer } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
 import type { Database } from '@agentwire/store';
 import { classifyPgError } from '@agentwire/store';
@@ -12,7 +13,7 @@ import {
   startBatchConsumer,
 } from './batch-consumer.ts';
 import { commandBatchHandler } from './command-batch-handler.ts';
-import { ensureDurableConsumer } from './ensure-durable-consumer.ts';
+
 import { eventBatchHandler } from './event-batch-handler.ts';
 import { deadLetterTo } from './publish-dead-letter.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { connectBus, provision } from '@agentwire/bus';
+import { connectBus, ensureDurableConsumer, provision } from '@agentwire/bus';
 import { type Names, names, type SessionProjection } from '@agentwire/contracts';
 import { buildServiceApp, listenServiceApp } from '@agentwire/service';
 import { createDatabase, isReachable, migrate } from '@agentwire/store';
@@ -8,7 +8,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
 import { allAppliedFilter, appliedSubject } from './applied-notices.ts';
 import { reduceSessionProjection } from './domain-reduce.ts';
-import { consumeEvents, type EventConsumer, ensureProjectionConsumer } from './event-consumer.ts';
+import { consumeEvents, type EventConsumer } from './event-consumer.ts';
 import { PgProjectionStore } from './pg-projection-store.ts';
 import { ProjectionApplier } from './projection-applier.ts';
 import type { ProjectionConfig } from './projection-config.ts';
@@ -71,9 +71,10 @@ export async function startProjectionService(
   });
   await migrate(db);
   await ensureStreams(bus.nc, bus.jsm, n, config.AW_REPLICAS);
-  await ensureProjectionConsumer(bus.jsm, {
-    names: n,
+  await ensureDurableConsumer(bus.jsm, {
+    stream: n.eventsStream,
     durable: config.AW_PROJECTION_DURABLE,
+    filterSubject: n.allEventsFilter,
     ackWaitMs: config.AW_ACK_WAIT_MS,
     maxAckPending: config.AW_PROJECTION_MAX_ACK_PENDING,
   });

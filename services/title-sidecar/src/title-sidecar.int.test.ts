@@ -156,7 +156,7 @@ describe('title sidecar against NATS and Postgres', () => {
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toMatchObject({
-      detail: { nats: 'connected', postgres: 'migrated', requests: 'serving' },
+      detail: { nats: 'up', postgres: 'up', requests: 'serving' },
     });
     const text = await (await fetch(`${base}/metrics`)).text();
     expect(text).toMatch(/agentwire_titles_requests_total\{[^}]*outcome="applied"[^}]*\} [1-9]/);
