@@ -17,6 +17,10 @@ export interface RuntimeStackOptions {
   readonly runtimeEnv?: Readonly<Record<string, string>>;
   /** Also start a title sidecar process (flow 4). */
   readonly titleSidecar?: boolean;
+  /** How many title sidecar processes to start (default 1 with `titleSidecar`, else 0). */
+  readonly titleSidecars?: number;
+  /** How many persistence worker processes to start (default 1). */
+  readonly workers?: number;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -28,8 +32,12 @@ export interface RuntimeStack {
   readonly bus: BusConnection;
   readonly client: RuntimeClient;
   readonly db: ReturnType<typeof createDatabase>;
+  /** The first persistence worker. */
   readonly worker: ServiceProcess;
+  readonly workers: readonly ServiceProcess[];
+  /** The first title sidecar, if any. */
   readonly sidecar: ServiceProcess | undefined;
+  readonly sidecars: readonly ServiceProcess[];
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
@@ -58,16 +66,26 @@ export async function startRuntimeStack(
   const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const [worker, sidecar] = await Promise.all([
-    startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
-      readyWhen: 'persistence-worker started',
-    }),
-    options.titleSidecar === true
-      ? startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
+  const sidecarCount = options.titleSidecars ?? (options.titleSidecar === true ? 1 : 0);
+  const [workers, sidecars] = await Promise.all([
+    Promise.all(
+      Array.from({ length: options.workers ?? 1 }, () =>
+        startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
+          readyWhen: 'persistence-worker started',
+        }),
+      ),
+    ),
+    Promise.all(
+      Array.from({ length: sidecarCount }, () =>
+        startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
           readyWhen: 'title sidecar serving',
-        })
-      : undefined,
+        }),
+      ),
+    ),
   ]);
+  const [worker] = workers;
+  if (worker === undefined) throw new Error('a runtime stack needs at least one worker');
+  const sidecar = sidecars[0];
   const runtimes = new Map<string, ServiceProcess>();
   const startRuntime = async (instanceId: string) => {
     const proc = await startServiceProcess(
@@ -86,14 +104,14 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), worker, sidecar]) proc?.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), ...workers, ...sidecars]) proc.kill('SIGKILL');
     await env.dispose();
     throw err;
   }
   const bus = await connectBus({ servers: env.natsUrl, name: options.name });
   const db = createDatabase(env.databaseUrl, { poolSize: 2 });
   const stop = async () => {
-    const procs = [...runtimes.values(), worker, ...(sidecar === undefined ? [] : [sidecar])];
+    const procs = [...runtimes.values(), ...workers, ...sidecars];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
     await deleteProvisioned(bus.jsm, names);
@@ -125,7 +143,9 @@ export async function startRuntimeStack(
     client,
     db,
     worker,
+    workers,
     sidecar,
+    sidecars,
     runtimes,
     startRuntime,
     killRuntime,
