@@ -82,6 +82,8 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs` of an input not
  *   waiting), `duplicate_input` (an `inputId` already waiting or running);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
+ * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
+ *   reply depends on, a rename, in time: the write stays queued and may still apply);
  * - `internal`: anything unclassified.
  */
 export const RuntimeErrorCode = z.enum([
@@ -101,6 +103,7 @@ export const RuntimeErrorCode = z.enum([
   'input_not_pending',
   'duplicate_input',
   'unknown_permission_request',
+  'write_not_confirmed',
   'internal',
 ]);
 /** A runtime error code. */
