@@ -93,6 +93,7 @@ export async function buildResidentSession(
     start: {
       persisted: facts.persisted,
       title: facts.title,
+      titleSource: facts.titleSource,
       turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
       history: historyFromTranscript(facts.transcript),
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),

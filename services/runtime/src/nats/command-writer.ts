@@ -14,6 +14,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { IdSource, RuntimeClock, RuntimeLogger } from '../core/ports.ts';
 import type {
+  ConfirmedWrite,
   SessionRecord,
   TranscriptWriter,
   UserMessageWrite,
@@ -29,8 +30,14 @@ export interface CommandWriterOptions {
   readonly ids: IdSource;
   readonly clock: RuntimeClock;
   readonly logger: RuntimeLogger;
-  /** How long `saveUserMessage` waits for the worker's commit confirmation (flow 1). */
+  /** How long a write waits for the worker's commit confirmation (flow 1). */
   readonly confirmTimeoutMs: number;
+  /**
+   * How many times the session row and title writes are published before they count as
+   * unconfirmed: a confirmation travels on core NATS and may be missed, so the same command
+   * goes again as `<commandId>:<n>` (docs/decisions/0050). Default 3.
+   */
+  readonly confirmAttempts?: number;
 }
 
 /**
@@ -38,7 +45,10 @@ export interface CommandWriterOptions {
  * on the work-queue stream, acknowledged by the broker before the call resolves. Versions
  * grow per session (at least the clock), so a late or repeated write never overwrites a
  * newer one. The user message additionally waits for the worker's commit confirmation; on
- * timeout the turn goes on and a warning is logged (the command stays queued).
+ * timeout the turn goes on and a warning is logged (the command stays queued). The session
+ * row and the title wait for theirs too, republished while unconfirmed, so that whatever
+ * the worker's batching nothing of the session is published before its row is visible,
+ * and a title event follows its commit (docs/decisions/0130).
  */
 export class CommandWriter implements TranscriptWriter {
   readonly #o: CommandWriterOptions;
@@ -63,9 +73,9 @@ export class CommandWriter implements TranscriptWriter {
     this.#sub.unsubscribe();
   }
 
-  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<void> {
+  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<ConfirmedWrite> {
     const { sessionId: _sid, ...rest } = session;
-    return this.#send({ ...this.#base(ctx), kind: 'ensure_session', session: rest });
+    return this.#confirmed({ ...this.#base(ctx), kind: 'ensure_session', session: rest });
   }
 
   async saveUserMessage(
@@ -121,12 +131,12 @@ export class CommandWriter implements TranscriptWriter {
   updateTitle(
     update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
     ctx: WriteContext,
-  ): Promise<void> {
+  ): Promise<ConfirmedWrite> {
     const expectedSources: TitleSource[] =
       update.source === 'custom'
         ? ['default', 'first_input', 'generated', 'custom']
         : ['default', 'first_input', 'generated'];
-    return this.#send({
+    return this.#confirmed({
       ...this.#base(ctx),
       kind: 'update_title',
       title: update.title,
@@ -151,6 +161,29 @@ export class CommandWriter implements TranscriptWriter {
 
   async #send(command: PersistenceCommand): Promise<void> {
     await publishCommand(this.#o.js, this.#o.names, command);
+  }
+
+  /** Publishes `command` and waits for its confirmation, republishing while unconfirmed. */
+  async #confirmed(command: PersistenceCommand): Promise<ConfirmedWrite> {
+    const attempts = this.#o.confirmAttempts ?? 3;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const confirmed = this.#awaitConfirmation(command.commandId);
+      await publishCommand(this.#o.js, this.#o.names, command, attempt === 0 ? {} : { attempt });
+      const confirmation = await confirmed;
+      if (confirmation?.ok === true) return { confirmed: true, outcome: confirmation.outcome };
+      if (confirmation !== undefined) {
+        this.#o.logger.warn(
+          { sessionId: this.#o.sessionId, kind: command.kind, error: confirmation.error },
+          'session write refused',
+        );
+        return { confirmed: true, outcome: 'condition_failed' };
+      }
+      this.#o.logger.warn(
+        { sessionId: this.#o.sessionId, commandId: command.commandId, kind: command.kind, attempt },
+        'session write not confirmed in time; publishing it again',
+      );
+    }
+    return { confirmed: false };
   }
 
   #awaitConfirmation(commandId: string): Promise<PersistenceConfirmation | undefined> {

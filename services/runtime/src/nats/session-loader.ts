@@ -5,7 +5,7 @@ import {
   type SessionFence,
   sequenceOf,
 } from '@agentwire/bus';
-import { decodeSessionEvent, type Names } from '@agentwire/contracts';
+import { decodeSessionEvent, type Names, type TitleSource } from '@agentwire/contracts';
 import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { TranscriptRow } from '../core/history-from-transcript.ts';
@@ -22,6 +22,7 @@ export interface SessionFacts {
   readonly exists: boolean;
   readonly persisted: boolean;
   readonly title: string | null;
+  readonly titleSource: TitleSource | null;
   readonly transcript: readonly TranscriptRow[];
   /**
    * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
@@ -80,6 +81,7 @@ export async function loadSessionFacts(
     exists: row !== undefined || tip !== null,
     persisted,
     title: row?.title ?? null,
+    titleSource: (row?.title_source as TitleSource | null | undefined) ?? null,
     transcript,
     lastSequence: Math.max(tip?.sequenceNumber ?? 0, pgLast),
     lastDurableSequence: Math.max(evLast === null ? 0 : sequenceOf(evLast), pgLast),
