@@ -1,3 +1,4 @@
+import { backoffMs } from '@agentwire/service';
 import { ATTRS, extractTraceContext, type HeaderCarrier, type Logger } from '@agentwire/telemetry';
 import type { Consumer, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import {
@@ -7,7 +8,6 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@opentelemetry/api';
-import { backoffMs } from './backoff.ts';
 import type { Decoded, InvalidCode } from './decoded-message.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
