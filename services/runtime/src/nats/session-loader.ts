@@ -5,12 +5,13 @@ import {
   type SessionFence,
   sequenceOf,
 } from '@agentwire/bus';
-import { decodeSessionEvent, type Names, type TitleSource } from '@agentwire/contracts';
+import { decodeSessionEvent, type Names } from '@agentwire/contracts';
 import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { TranscriptRow } from '../core/history-from-transcript.ts';
 import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
 import type { RuntimeLogger } from '../core/ports.ts';
+import type { SessionStart } from '../core/runtime-session.ts';
 import { loadTranscriptRows } from './load-transcript-rows.ts';
 
 /** Database handle type of `@agentwire/store`. */
@@ -22,7 +23,7 @@ export interface SessionFacts {
   readonly exists: boolean;
   readonly persisted: boolean;
   readonly title: string | null;
-  readonly titleSource: TitleSource | null;
+  readonly titleSource: NonNullable<SessionStart['titleSource']> | null;
   readonly transcript: readonly TranscriptRow[];
   /**
    * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
@@ -81,7 +82,7 @@ export async function loadSessionFacts(
     exists: row !== undefined || tip !== null,
     persisted,
     title: row?.title ?? null,
-    titleSource: (row?.title_source as TitleSource | null | undefined) ?? null,
+    titleSource: (row?.title_source ?? null) as SessionFacts['titleSource'],
     transcript,
     lastSequence: Math.max(tip?.sequenceNumber ?? 0, pgLast),
     lastDurableSequence: Math.max(evLast === null ? 0 : sequenceOf(evLast), pgLast),
