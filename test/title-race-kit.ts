@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@agentwire/contracts';
+import { type SessionEvent, SessionProjection } from '@agentwire/contracts';
 import { waitForConsumersIdle } from '@agentwire/persistence-worker';
 import { waitUntil } from '@agentwire/testing';
 import type { EventWatcher } from '../services/runtime/src/testing/event-watcher.ts';
@@ -59,10 +59,32 @@ export async function storedTitles(
   return new Map(rows.map((r) => [r.id, { title: r.title, source: r.title_source }]));
 }
 
+/** Titles of the sessions as their projections hold them, with the last applied number. */
+export async function projectedTitles(
+  stack: RuntimeStack,
+  ids: readonly string[],
+): Promise<Map<string, TitleState & { readonly lastSequence: number }>> {
+  const rows = await stack.db
+    .selectFrom('session_projections')
+    .select(['session_id', 'projection', 'last_sequence'])
+    .where('session_id', 'in', [...ids])
+    .execute();
+  return new Map(
+    rows.map((r) => {
+      const p = SessionProjection.parse(r.projection);
+      return [
+        r.session_id,
+        { title: p.title, source: p.titleSource, lastSequence: r.last_sequence },
+      ];
+    }),
+  );
+}
+
 /**
  * Waits until every session is settled: its turn completed, its title job (if it asked
- * for a title) logged as settled by its runtime, the persistence worker's consumers idle
- * and the watcher caught up with the stream.
+ * for a title) logged as settled by its runtime, the persistence worker's consumers idle,
+ * the watcher caught up with the stream and, with projections running, every session's
+ * projection at its last event.
  */
 export async function settle(
   stack: RuntimeStack,
@@ -90,4 +112,16 @@ export async function settle(
     { timeoutMs, intervalMs: 100 },
   );
   await watcher.caughtUp();
+  if (stack.projections.length === 0) return;
+  await waitUntil(
+    async () => {
+      const projected = await projectedTitles(stack, ids);
+      return ids.every(
+        (sid) =>
+          (projected.get(sid)?.lastSequence ?? 0) >=
+          (watcher.events(sid).at(-1)?.sequenceNumber ?? 0),
+      );
+    },
+    { timeoutMs, intervalMs: 200, what: 'every projection at its last event' },
+  );
 }

@@ -21,6 +21,8 @@ export interface RuntimeStackOptions {
   readonly titleSidecars?: number;
   /** How many persistence worker processes to start (default 1). */
   readonly workers?: number;
+  /** How many projection processes to start (default 0). */
+  readonly projections?: number;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -38,10 +40,15 @@ export interface RuntimeStack {
   /** The first title sidecar, if any. */
   readonly sidecar: ServiceProcess | undefined;
   readonly sidecars: readonly ServiceProcess[];
+  readonly projections: readonly ServiceProcess[];
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
   startRuntime(instanceId: string): Promise<ServiceProcess>;
+  /** Starts one more persistence worker (it joins the durable consumers). */
+  startWorker(): Promise<ServiceProcess>;
+  /** Starts one more title sidecar (it joins the queue group). */
+  startSidecar(): Promise<ServiceProcess>;
   /**
    * SIGKILLs a runtime (a crash), forgets it, and waits until its liveness ping has no
    * responders: until the server dropped the dead connection, a queue-group request may
@@ -54,7 +61,7 @@ export interface RuntimeStack {
 
 /**
  * Starts, for one end-to-end test file, a fresh test environment (database and subject
- * prefix), a persistence worker, optionally a title sidecar, and then the runtimes named
+ * prefix), persistence workers, optionally title sidecars and projections, then the runtimes named
  * by `instanceIds`; the bus, a {@link RuntimeClient} and a store handle come with it.
  */
 export async function startRuntimeStack(
@@ -67,21 +74,31 @@ export async function startRuntimeStack(
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
   const sidecarCount = options.titleSidecars ?? (options.titleSidecar === true ? 1 : 0);
-  const [workers, sidecars] = await Promise.all([
-    Promise.all(
-      Array.from({ length: options.workers ?? 1 }, () =>
-        startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
-          readyWhen: 'persistence-worker started',
-        }),
-      ),
-    ),
-    Promise.all(
-      Array.from({ length: sidecarCount }, () =>
-        startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
-          readyWhen: 'title sidecar serving',
-        }),
-      ),
-    ),
+  const workers: ServiceProcess[] = [];
+  const sidecars: ServiceProcess[] = [];
+  const projections: ServiceProcess[] = [];
+  const starter = (main: string, readyWhen: string, into: ServiceProcess[]) => async () => {
+    const proc = await startServiceProcess(main, common, { readyWhen });
+    into.push(proc);
+    return proc;
+  };
+  const startWorker = starter(
+    SERVICE_MAINS.persistenceWorker,
+    'persistence-worker started',
+    workers,
+  );
+  const startSidecar = starter(SERVICE_MAINS.titleSidecar, 'title sidecar serving', sidecars);
+  const startProjection = starter(
+    SERVICE_MAINS.projection,
+    'projection http listening',
+    projections,
+  );
+  const times = (n: number, start: () => Promise<ServiceProcess>) =>
+    Array.from({ length: n }, () => start());
+  await Promise.all([
+    ...times(Math.max(1, options.workers ?? 1), startWorker),
+    ...times(sidecarCount, startSidecar),
+    ...times(options.projections ?? 0, startProjection),
   ]);
   const [worker] = workers;
   if (worker === undefined) throw new Error('a runtime stack needs at least one worker');
@@ -104,14 +121,16 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), ...workers, ...sidecars]) proc.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), ...workers, ...sidecars, ...projections]) {
+      proc.kill('SIGKILL');
+    }
     await env.dispose();
     throw err;
   }
   const bus = await connectBus({ servers: env.natsUrl, name: options.name });
   const db = createDatabase(env.databaseUrl, { poolSize: 2 });
   const stop = async () => {
-    const procs = [...runtimes.values(), ...workers, ...sidecars];
+    const procs = [...runtimes.values(), ...workers, ...sidecars, ...projections];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
     await deleteProvisioned(bus.jsm, names);
@@ -146,8 +165,11 @@ export async function startRuntimeStack(
     workers,
     sidecar,
     sidecars,
+    projections,
     runtimes,
     startRuntime,
+    startWorker,
+    startSidecar,
     killRuntime,
     stop,
   };

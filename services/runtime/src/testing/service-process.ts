@@ -15,4 +15,5 @@ export const SERVICE_MAINS = {
   runtime: path.join(repoRoot, 'services/runtime/src/main.ts'),
   persistenceWorker: path.join(repoRoot, 'services/persistence-worker/src/main.ts'),
   titleSidecar: path.join(repoRoot, 'services/title-sidecar/src/main.ts'),
+  projection: path.join(repoRoot, 'services/projection/src/main.ts'),
 } as const;
