@@ -112,7 +112,7 @@ export async function settle(
     { timeoutMs, intervalMs: 100 },
   );
   await watcher.caughtUp();
-  if (stack.projections.length === 0) return;
+  if (stack.projection === undefined) return;
   await waitUntil(
     async () => {
       const projected = await projectedTitles(stack, ids);

@@ -176,7 +176,8 @@ async function raceMany(stack: RuntimeStack, count: number): Promise<void> {
     const ids = raced.map((r) => r.sid);
     await settle(stack, watcher, ids);
     const rows = await storedTitles(stack, ids);
-    const projected = stack.projections.length > 0 ? await projectedTitles(stack, ids) : undefined;
+    const projected =
+      stack.projection !== undefined ? await projectedTitles(stack, ids) : undefined;
     const problems = raced.flatMap((r, i) =>
       problemsOf(r, i, {
         events: watcher.events(r.sid),
@@ -197,7 +198,7 @@ let stack: RuntimeStack;
 
 beforeAll(async () => {
   stack = await startRuntimeStack(
-    { name: 'title-race-e2e', runtimeEnv, titleSidecars: 1, workers: 1, projections: 1 },
+    { name: 'title-race-e2e', runtimeEnv, titleSidecar: true, projection: true },
     ['race-a'],
   );
 });

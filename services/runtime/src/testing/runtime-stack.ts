@@ -17,12 +17,10 @@ export interface RuntimeStackOptions {
   readonly runtimeEnv?: Readonly<Record<string, string>>;
   /** Also start a title sidecar process (flow 4). */
   readonly titleSidecar?: boolean;
-  /** How many title sidecar processes to start (default 1 with `titleSidecar`, else 0). */
-  readonly titleSidecars?: number;
-  /** How many persistence worker processes to start (default 1). */
-  readonly workers?: number;
-  /** How many projection processes to start (default 0). */
-  readonly projections?: number;
+  /** Also start a projection process (flow 3). */
+  readonly projection?: boolean;
+  /** Also start a gateway process (HTTP and SSE, in front of the runtimes). */
+  readonly gateway?: boolean;
 }
 
 /** One test file's runtime processes, their servers and a test frontend. */
@@ -34,17 +32,19 @@ export interface RuntimeStack {
   readonly bus: BusConnection;
   readonly client: RuntimeClient;
   readonly db: ReturnType<typeof createDatabase>;
-  /** The first persistence worker. */
   readonly worker: ServiceProcess;
-  readonly workers: readonly ServiceProcess[];
-  /** The first title sidecar, if any. */
   readonly sidecar: ServiceProcess | undefined;
-  readonly sidecars: readonly ServiceProcess[];
-  readonly projections: readonly ServiceProcess[];
+  readonly projection: ServiceProcess | undefined;
+  /** `http://127.0.0.1:<port>` of the gateway process, when started. */
+  readonly gatewayUrl: string | undefined;
   /** Runtime processes by instance id; a test may kill one and delete it. */
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
   startRuntime(instanceId: string): Promise<ServiceProcess>;
+  /** Every persistence worker: the first, then those of {@link startWorker}. */
+  readonly workers: readonly ServiceProcess[];
+  /** Every title sidecar: the first (with `titleSidecar`), then those of {@link startSidecar}. */
+  readonly sidecars: readonly ServiceProcess[];
   /** Starts one more persistence worker (it joins the durable consumers). */
   startWorker(): Promise<ServiceProcess>;
   /** Starts one more title sidecar (it joins the queue group). */
@@ -61,8 +61,9 @@ export interface RuntimeStack {
 
 /**
  * Starts, for one end-to-end test file, a fresh test environment (database and subject
- * prefix), persistence workers, optionally title sidecars and projections, then the runtimes named
- * by `instanceIds`; the bus, a {@link RuntimeClient} and a store handle come with it.
+ * prefix), a persistence worker, optionally a title sidecar, a projection and a gateway,
+ * and then the runtimes named by `instanceIds`; the bus, a {@link RuntimeClient} and a
+ * store handle come with it.
  */
 export async function startRuntimeStack(
   options: RuntimeStackOptions,
@@ -73,36 +74,46 @@ export async function startRuntimeStack(
   const workspace = await mkdtemp(path.join(tmpdir(), `aw-${options.name}-ws-`));
   await writeFile(path.join(workspace, 'README.md'), `# ${options.name} workspace\n`);
   const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
-  const sidecarCount = options.titleSidecars ?? (options.titleSidecar === true ? 1 : 0);
-  const workers: ServiceProcess[] = [];
-  const sidecars: ServiceProcess[] = [];
-  const projections: ServiceProcess[] = [];
-  const starter = (main: string, readyWhen: string, into: ServiceProcess[]) => async () => {
-    const proc = await startServiceProcess(main, common, { readyWhen });
-    into.push(proc);
+  const [worker, sidecar, projection, gateway] = await Promise.all([
+    startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
+      readyWhen: 'persistence-worker started',
+    }),
+    options.titleSidecar === true
+      ? startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
+          readyWhen: 'title sidecar serving',
+        })
+      : undefined,
+    options.projection === true
+      ? startServiceProcess(
+          SERVICE_MAINS.projection,
+          { ...common, HTTP_PORT: '0' },
+          { readyWhen: 'projection http listening' },
+        )
+      : undefined,
+    options.gateway === true
+      ? startServiceProcess(
+          SERVICE_MAINS.gateway,
+          { NATS_URL: env.natsUrl, AW_PREFIX: env.prefix, HTTP_PORT: '0' },
+          { readyWhen: 'gateway http listening' },
+        )
+      : undefined,
+  ]);
+  const workers = [worker];
+  const sidecars = sidecar === undefined ? [] : [sidecar];
+  const startWorker = async () => {
+    const proc = await startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
+      readyWhen: 'persistence-worker started',
+    });
+    workers.push(proc);
     return proc;
   };
-  const startWorker = starter(
-    SERVICE_MAINS.persistenceWorker,
-    'persistence-worker started',
-    workers,
-  );
-  const startSidecar = starter(SERVICE_MAINS.titleSidecar, 'title sidecar serving', sidecars);
-  const startProjection = starter(
-    SERVICE_MAINS.projection,
-    'projection http listening',
-    projections,
-  );
-  const times = (n: number, start: () => Promise<ServiceProcess>) =>
-    Array.from({ length: n }, () => start());
-  await Promise.all([
-    ...times(Math.max(1, options.workers ?? 1), startWorker),
-    ...times(sidecarCount, startSidecar),
-    ...times(options.projections ?? 0, startProjection),
-  ]);
-  const [worker] = workers;
-  if (worker === undefined) throw new Error('a runtime stack needs at least one worker');
-  const sidecar = sidecars[0];
+  const startSidecar = async () => {
+    const proc = await startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
+      readyWhen: 'title sidecar serving',
+    });
+    sidecars.push(proc);
+    return proc;
+  };
   const runtimes = new Map<string, ServiceProcess>();
   const startRuntime = async (instanceId: string) => {
     const proc = await startServiceProcess(
@@ -121,8 +132,8 @@ export async function startRuntimeStack(
   try {
     await Promise.all(instanceIds.map(startRuntime));
   } catch (err) {
-    for (const proc of [...runtimes.values(), ...workers, ...sidecars, ...projections]) {
-      proc.kill('SIGKILL');
+    for (const proc of [...runtimes.values(), worker, sidecar, projection, gateway]) {
+      proc?.kill('SIGKILL');
     }
     await env.dispose();
     throw err;
@@ -130,7 +141,13 @@ export async function startRuntimeStack(
   const bus = await connectBus({ servers: env.natsUrl, name: options.name });
   const db = createDatabase(env.databaseUrl, { poolSize: 2 });
   const stop = async () => {
-    const procs = [...runtimes.values(), ...workers, ...sidecars, ...projections];
+    const procs = [
+      ...runtimes.values(),
+      ...workers,
+      ...sidecars,
+      ...(projection === undefined ? [] : [projection]),
+      ...(gateway === undefined ? [] : [gateway]),
+    ];
     for (const proc of procs) proc.kill('SIGTERM');
     await Promise.all(procs.map((p) => p.exited));
     await deleteProvisioned(bus.jsm, names);
@@ -162,12 +179,13 @@ export async function startRuntimeStack(
     client,
     db,
     worker,
-    workers,
     sidecar,
-    sidecars,
-    projections,
+    projection,
+    gatewayUrl: gateway?.port === undefined ? undefined : `http://127.0.0.1:${gateway.port}`,
     runtimes,
     startRuntime,
+    workers,
+    sidecars,
     startWorker,
     startSidecar,
     killRuntime,

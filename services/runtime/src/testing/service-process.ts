@@ -16,4 +16,5 @@ export const SERVICE_MAINS = {
   persistenceWorker: path.join(repoRoot, 'services/persistence-worker/src/main.ts'),
   titleSidecar: path.join(repoRoot, 'services/title-sidecar/src/main.ts'),
   projection: path.join(repoRoot, 'services/projection/src/main.ts'),
+  gateway: path.join(repoRoot, 'services/gateway/src/main.ts'),
 } as const;
