@@ -100,11 +100,14 @@ export async function startRuntimeStack(
   ]);
   const workers = [worker];
   const sidecars = sidecar === undefined ? [] : [sidecar];
+  /** Processes started after the stack: stopped first, then the stack. */
+  const added: ServiceProcess[] = [];
   const startWorker = async () => {
     const proc = await startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
       readyWhen: 'persistence-worker started',
     });
     workers.push(proc);
+    added.push(proc);
     return proc;
   };
   const startSidecar = async () => {
@@ -112,6 +115,7 @@ export async function startRuntimeStack(
       readyWhen: 'title sidecar serving',
     });
     sidecars.push(proc);
+    added.push(proc);
     return proc;
   };
   const runtimes = new Map<string, ServiceProcess>();
@@ -143,8 +147,8 @@ export async function startRuntimeStack(
   const stop = async () => {
     const procs = [
       ...runtimes.values(),
-      ...workers,
-      ...sidecars,
+      worker,
+      ...(sidecar === undefined ? [] : [sidecar]),
       ...(projection === undefined ? [] : [projection]),
       ...(gateway === undefined ? [] : [gateway]),
     ];
@@ -189,6 +193,10 @@ export async function startRuntimeStack(
     startWorker,
     startSidecar,
     killRuntime,
-    stop,
+    async stop() {
+      for (const proc of added) proc.kill('SIGTERM');
+      await Promise.all(added.map((p) => p.exited));
+      await stop();
+    },
   };
 }
