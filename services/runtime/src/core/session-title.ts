@@ -97,7 +97,7 @@ export class SessionTitle {
           { sessionId: this.#d.emitter.sessionId },
           'session row not confirmed; no title will be generated',
         );
-      } else if (write.outcome !== 'applied') {
+      } else if (!bornHere(write)) {
         this.#d.logger.warn(
           { sessionId: this.#d.emitter.sessionId, outcome: write.outcome },
           'session row existed already; its title is left as stored',
@@ -120,7 +120,7 @@ export class SessionTitle {
       if (!this.#persisted) {
         const born = await this.#birth({ title, titleSource: 'custom', firstInput: null }, traceId);
         this.#confirmedOrThrow(born);
-        if (born.outcome === 'applied') return this.#emitTitle(title, 'custom', traceId);
+        if (bornHere(born)) return this.#emitTitle(title, 'custom', traceId);
       }
       const write = await this.#d.writer.updateTitle(
         { sessionId: this.#d.emitter.sessionId, title, source: 'custom' },
@@ -246,4 +246,12 @@ export class SessionTitle {
     this.#serial = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * Whether a confirmed birth created the row: `applied`, or a `duplicate` answering a
+ * republished command (most likely the first publish's own row, its confirmation missed).
+ */
+function bornHere(write: ConfirmedWrite & { confirmed: true }): boolean {
+  return write.outcome === 'applied' || (write.outcome === 'duplicate' && write.republished);
 }

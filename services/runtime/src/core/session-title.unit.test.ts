@@ -138,6 +138,17 @@ describe('one order of effect for a title (issue 17, docs/decisions/0130)', () =
     expect(titlesOf(events)).toEqual([]);
   });
 
+  it('a birth whose first confirmation was lost is still announced, and the title generated', async () => {
+    const { session, events, writer, titles } = setup();
+    writer.losesFirstConfirmation = true;
+    const first = await session.submit(INPUT);
+    if (!first.ok || first.delivery !== 'startNow') throw new Error('not started');
+    await first.done;
+    titles.release();
+    await waitUntil(() => titlesOf(events).length === 2, quickly);
+    expect(titlesOf(events)).toEqual([`first_input:${INPUT}`, 'generated:Fix the flaky build']);
+  });
+
   it('a row the worker never confirms asks for no title: none can meet a missing row', async () => {
     const { session, titles, writer, logger } = setup();
     writer.confirms = false;

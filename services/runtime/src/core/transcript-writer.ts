@@ -22,10 +22,15 @@ export interface UserMessageWrite {
  * Outcome of a session-row write that waits for its commit (the row, a title): the
  * worker's outcome once confirmed (`applied`, `duplicate` when already so, or
  * `condition_failed` when the title's compare-and-set did not hold), or not confirmed in
- * time (the command stays queued and may still apply).
+ * time (the command stays queued and may still apply). `republished`: the confirmation
+ * answered a republished command, so a `duplicate` may be the first publish's own effect.
  */
 export type ConfirmedWrite =
-  | { readonly confirmed: true; readonly outcome: PersistenceOutcome }
+  | {
+      readonly confirmed: true;
+      readonly outcome: PersistenceOutcome;
+      readonly republished: boolean;
+    }
   | { readonly confirmed: false };
 
 /** Every write carries the number of the event it goes with and the turn's trace. */

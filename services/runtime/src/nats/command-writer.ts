@@ -163,20 +163,32 @@ export class CommandWriter implements TranscriptWriter {
     await publishCommand(this.#o.js, this.#o.names, command);
   }
 
-  /** Publishes `command` and waits for its confirmation, republishing while unconfirmed. */
+  /**
+   * Publishes `command` and waits for its confirmation, republishing while unconfirmed
+   * (a republish that fails is logged: a late confirmation of an earlier one still counts).
+   */
   async #confirmed(command: PersistenceCommand): Promise<ConfirmedWrite> {
     const attempts = this.#o.confirmAttempts ?? 3;
     for (let attempt = 0; attempt < attempts; attempt += 1) {
       const confirmed = this.#awaitConfirmation(command.commandId);
-      await publishCommand(this.#o.js, this.#o.names, command, attempt === 0 ? {} : { attempt });
+      if (attempt === 0) await this.#send(command);
+      else {
+        await publishCommand(this.#o.js, this.#o.names, command, { attempt }).catch(
+          (err: unknown) =>
+            this.#o.logger.warn({ err, sessionId: this.#o.sessionId }, 'republish failed'),
+        );
+      }
       const confirmation = await confirmed;
-      if (confirmation?.ok === true) return { confirmed: true, outcome: confirmation.outcome };
+      const republished = attempt > 0;
+      if (confirmation?.ok === true) {
+        return { confirmed: true, outcome: confirmation.outcome, republished };
+      }
       if (confirmation !== undefined) {
         this.#o.logger.warn(
           { sessionId: this.#o.sessionId, kind: command.kind, error: confirmation.error },
           'session write refused',
         );
-        return { confirmed: true, outcome: 'condition_failed' };
+        return { confirmed: true, outcome: 'condition_failed', republished };
       }
       this.#o.logger.warn(
         { sessionId: this.#o.sessionId, commandId: command.commandId, kind: command.kind, attempt },

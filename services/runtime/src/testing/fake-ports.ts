@@ -52,6 +52,8 @@ export class RecordingWriter implements TranscriptWriter {
   beforeConfirm: (kind: 'ensure_session' | 'update_title') => Promise<void> = async () => {};
   /** False: session row and title writes go unconfirmed (a worker that never answers). */
   confirms = true;
+  /** True: the first confirmation of each write is lost; its republish answers `duplicate`. */
+  losesFirstConfirmation = false;
 
   async ensureSession(
     session: { title: string; titleSource: string },
@@ -60,9 +62,13 @@ export class RecordingWriter implements TranscriptWriter {
     this.calls.push({ kind: 'ensure_session', sequence: ctx.sequence, value: session });
     await this.beforeConfirm('ensure_session');
     if (!this.confirms) return { confirmed: false };
-    if (this.row !== undefined) return { confirmed: true, outcome: 'duplicate' };
+    if (this.row !== undefined)
+      return { confirmed: true, outcome: 'duplicate', republished: false };
     this.row = { title: session.title, source: session.titleSource };
-    return { confirmed: true, outcome: 'applied' };
+    if (this.losesFirstConfirmation) {
+      return { confirmed: true, outcome: 'duplicate', republished: true };
+    }
+    return { confirmed: true, outcome: 'applied', republished: false };
   }
   async saveUserMessage(
     message: unknown,
@@ -93,10 +99,11 @@ export class RecordingWriter implements TranscriptWriter {
     this.calls.push({ kind: 'update_title', sequence: ctx.sequence, value: update });
     await this.beforeConfirm('update_title');
     if (!this.confirms) return { confirmed: false };
-    if (this.row === undefined) return { confirmed: true, outcome: 'condition_failed' };
+    if (this.row === undefined)
+      return { confirmed: true, outcome: 'condition_failed', republished: false };
     const same = this.row.title === update.title && this.row.source === update.source;
     this.row = { title: update.title, source: update.source };
-    return { confirmed: true, outcome: same ? 'duplicate' : 'applied' };
+    return { confirmed: true, outcome: same ? 'duplicate' : 'applied', republished: false };
   }
 }
 
