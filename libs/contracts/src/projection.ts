@@ -17,6 +17,7 @@ import {
   JsonValue,
   LedgerDelivery,
   SessionMode,
+  TitleSource,
 } from './payloads/common.ts';
 import { CompactTrigger } from './payloads/compaction.ts';
 import { StreamingToolLedgerEntry, StreamRecoveryAnchorCreatedPayload } from './payloads/model.ts';
@@ -155,6 +156,13 @@ export const SessionProjection = z.object({
   /** Epoch ms; the timestamp of the last event reduced. */
   updatedAt: EpochMs,
   lastSequenceNumber: Count.default(0),
+  /**
+   * Ours (docs/decisions/0132): the title and its source as the last
+   * `session_title_updated` stated them, so a frontend that starts from a snapshot knows
+   * the title it would have followed live.
+   */
+  title: z.string().nullable().default(null),
+  titleSource: TitleSource.nullable().default(null),
   mode: SessionMode.default('build'),
   status: SessionStatus.default('idle'),
   turnCount: Count.default(0),

@@ -86,6 +86,8 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   where it runs now; detail `turnId` when it got a turn: a retry of one accepted since
  *   gets the first answer again, never a second turn);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
+ * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
+ *   reply depends on, a rename, in time: the write stays queued and may still apply);
  * - `internal`: anything unclassified.
  */
 export const RuntimeErrorCode = z.enum([
@@ -106,6 +108,7 @@ export const RuntimeErrorCode = z.enum([
   'input_not_pending',
   'duplicate_input',
   'unknown_permission_request',
+  'write_not_confirmed',
   'internal',
 ]);
 /** A runtime error code. */

@@ -17,6 +17,12 @@ export const TITLE_OUTPUT_LIMIT_MAX = 5000;
 /** Default model timeout of a title request, in milliseconds (R9.6, R16.5: configurable). */
 export const TITLE_TIMEOUT_DEFAULT_MS = 60_000;
 
+/**
+ * Default time the sidecar retries a store call that failed retryably (a Postgres restart),
+ * in milliseconds. A caller waits above this plus the model timeout.
+ */
+export const TITLE_STORE_RETRY_DEFAULT_MS = 10_000;
+
 /** Queue group of the title sidecar's service subject: instances share requests. */
 export const TITLE_QUEUE_GROUP = 'title-sidecar';
 

@@ -15,6 +15,8 @@ export interface TitleGenerationConfig {
 export interface TitleGenerationFacts {
   /** Generation was already attempted in this session. */
   readonly attemptedBefore: boolean;
+  /** The session has (or was asked for) a user rename: a custom title stands (R9.3). */
+  readonly customTitle?: boolean;
   /** The session's title generation config; `undefined` means off. */
   readonly config: TitleGenerationConfig | undefined;
   readonly hasSessionStore: boolean;
@@ -32,6 +34,7 @@ export interface TitleGenerationFacts {
 /** Why generation is not attempted, in the order R9.5 checks. */
 export type TitleGenerationSkipReason =
   | 'already_attempted'
+  | 'custom_title'
   | 'not_configured'
   | 'disabled'
   | 'no_session_store'
@@ -48,12 +51,13 @@ export type TitleGenerationDecision =
 
 /**
  * Whether to attempt title generation (R9.5, R16.5): all conditions must hold; the first
- * failing one is the reason. The length guard counts code points after trimming and
+ * failing one is the reason. A custom title stands (R9.3): no generation over a rename. The length guard counts code points after trimming and
  * collapsing whitespace; short first inputs are already good titles.
  */
 export function shouldGenerateTitle(facts: TitleGenerationFacts): TitleGenerationDecision {
   const skip = (reason: TitleGenerationSkipReason) => ({ ok: false, reason }) as const;
   if (facts.attemptedBefore) return skip('already_attempted');
+  if (facts.customTitle === true) return skip('custom_title');
   if (facts.config === undefined) return skip('not_configured');
   if (facts.config.enabled === false) return skip('disabled');
   if (!facts.hasSessionStore) return skip('no_session_store');

@@ -43,6 +43,7 @@ describe('shouldGenerateTitle (R9.5)', () => {
 
   it.each([
     [{ attemptedBefore: true }, 'already_attempted'],
+    [{ customTitle: true }, 'custom_title'],
     [{ config: undefined }, 'not_configured'],
     [{ config: { enabled: false } }, 'disabled'],
     [{ hasSessionStore: false }, 'no_session_store'],

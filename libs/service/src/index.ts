@@ -1,3 +1,4 @@
+export { backoffMs } from './backoff.ts';
 export {
   BaseServiceConfig,
   DatabaseConfig,

@@ -110,6 +110,7 @@ describe('gateway command routes', () => {
     ['input_not_pending', 404],
     ['prompt_too_large', 413],
     ['timeout', 504],
+    ['write_not_confirmed', 504],
     ['unavailable', 503],
     ['session_broken', 503],
     ['invalid_reply', 502],

@@ -14,7 +14,7 @@ export interface HttpErrorBody {
  * invalid input, 404 unknown session, permission request or pending input, 409 a state
  * conflict such as `lease_conflict`, `turn_in_progress` or `expected_turn_mismatch`, 413 too
  * large); backend trouble is 5xx (502 a reply the gateway cannot read, 503 nothing answers or
- * the session broke, 504 timeout). Keyed by every {@link RuntimeFailureCode}, so a runtime
+ * the session broke, 504 timeout, or a write not confirmed in time: its outcome is unknown). Keyed by every {@link RuntimeFailureCode}, so a runtime
  * code added to the contracts without a status here does not compile.
  */
 export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
@@ -41,6 +41,7 @@ export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   session_broken: 503,
   takeover_failed: 503,
   timeout: 504,
+  write_not_confirmed: 504,
 };
 
 /** The status of a failure code; an unknown code (a newer runtime's) is 502. */

@@ -1,4 +1,5 @@
 import { type Received, startPullConsumer } from '@agentwire/bus';
+import { backoffMs } from '@agentwire/service';
 import { ATTRS, extractTraceContext, type HeaderCarrier, type Logger } from '@agentwire/telemetry';
 import type { Consumer, JsMsg } from '@nats-io/jetstream';
 import {
@@ -8,7 +9,6 @@ import {
   SpanStatusCode,
   type Tracer,
 } from '@opentelemetry/api';
-import { backoffMs } from './backoff.ts';
 import type { Decoded, InvalidCode } from './decoded-message.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 

@@ -1,3 +1,4 @@
+import { TITLE_STORE_RETRY_DEFAULT_MS, TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
 import { type ResidencyOptions, resolveResidencyOptions } from '@agentwire/domain';
 import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
 import { z } from 'zod';
@@ -75,8 +76,13 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
       .string()
       .regex(/^[^/]+\/.+$/, 'must be providerId/modelId')
       .optional(),
-    /** How long a title request may wait for the sidecar (above its 60 s model timeout). */
-    AW_TITLE_REQUEST_TIMEOUT_MS: positiveInt(65_000),
+    /**
+     * How long a title request may wait for the sidecar: above its model timeout and its
+     * store retries (60 s + 10 s by default).
+     */
+    AW_TITLE_REQUEST_TIMEOUT_MS: positiveInt(
+      TITLE_TIMEOUT_DEFAULT_MS + TITLE_STORE_RETRY_DEFAULT_MS + 5_000,
+    ),
     /** Residency (R11.1, R16.6): sessions kept, the LRU trigger, and the idle timeout. */
     AW_RESIDENT_TARGET: z.coerce.number().int().min(0).default(8),
     AW_RESIDENT_HIGH_WATER: z.coerce.number().int().min(0).default(16),

@@ -1,4 +1,4 @@
-import { TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
+import { TITLE_STORE_RETRY_DEFAULT_MS, TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
 import { BaseServiceConfig, DatabaseConfig, positiveInt } from '@agentwire/service';
 import { z } from 'zod';
 
@@ -27,10 +27,17 @@ export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** Postgres connection pool size. */
     AW_PG_POOL_SIZE: positiveInt(4),
     /**
-     * How long SIGTERM may take: unlike the shared 30 s default, above the model timeout, so
-     * in-flight requests finish.
+     * How long a store call that failed retryably (a Postgres restart) is retried, from its
+     * first attempt, before the request answers `store_error` (issue 9, item 5). 0: never.
      */
-    AW_DRAIN_TIMEOUT_MS: positiveInt(TITLE_TIMEOUT_DEFAULT_MS + 15_000),
+    AW_TITLE_STORE_RETRY_MS: z.coerce.number().int().min(0).default(TITLE_STORE_RETRY_DEFAULT_MS),
+    /**
+     * How long SIGTERM may take: unlike the shared 30 s default, above the model timeout and
+     * the store's retries, so in-flight requests finish.
+     */
+    AW_DRAIN_TIMEOUT_MS: positiveInt(
+      TITLE_TIMEOUT_DEFAULT_MS + TITLE_STORE_RETRY_DEFAULT_MS + 15_000,
+    ),
   })
   .refine(
     (c) =>

@@ -9,6 +9,7 @@ import type {
 import { cleanTitle } from '@agentwire/domain';
 import type { UpdateTitleOutcome } from '@agentwire/store';
 import { buildTitleModelRequest } from './build-title-model-request.ts';
+import { retryStoreCall, type StoreRetryOptions } from './retry-store-call.ts';
 import { runTitleModel } from './run-title-model.ts';
 import type { TitleModels } from './title-models.ts';
 import { GENERATED_SOURCE, isRetryableStoreError, type TitleStore } from './title-store.ts';
@@ -20,6 +21,11 @@ export interface GenerateTitleDeps {
   /** Model timeout (R9.6, R16.5). */
   readonly timeoutMs: number;
   readonly now: () => number;
+  /**
+   * How store calls that fail retryably are retried (issue 9, item 5: a Postgres restart
+   * must not lose a title the model already gave); absent: never.
+   */
+  readonly storeRetry?: Omit<StoreRetryOptions, 'now'>;
 }
 
 const NOT_APPLIED: Readonly<
@@ -34,8 +40,9 @@ const NOT_APPLIED: Readonly<
  * Answers one title request (R9.6-R9.9, R16.5): checks the session is persisted, resolves
  * the model, sends the title request (no tools, timeout), cleans the reply with the
  * domain's `cleanTitle`, and writes a title back with source `generated` through the
- * store's compare-and-set. Expected failures are replies, never exceptions; nothing is
- * written unless the reply says `applied: true`.
+ * store's compare-and-set. A store call that fails retryably is retried within
+ * `storeRetry`'s budget. Expected failures are replies, never exceptions; nothing is written
+ * unless the reply says `applied: true`.
  */
 export async function generateTitle(
   request: TitleRequest,
@@ -53,7 +60,9 @@ export async function generateTitle(
     ...(model === undefined ? {} : { model }),
     durationMs: Math.max(0, deps.now() - started),
   });
-  const exists = await checkSession(deps.store, request.sessionId);
+  const retried = <T>(call: () => Promise<T>) =>
+    retryStoreCall(call, { budgetMs: 0, sleep: async () => {}, ...deps.storeRetry, now: deps.now });
+  const exists = await checkSession(request.sessionId, deps.store, retried);
   if (exists !== true) return fail(exists);
   const resolved = deps.models.resolve(request.modelSelection);
   if (!resolved.ok) return fail(resolved.error);
@@ -74,12 +83,14 @@ export async function generateTitle(
   if (!cleaned.ok)
     return finish({ title: null, applied: false, changed: false, reason: cleaned.reason });
   try {
-    const written = await deps.store.writeGeneratedTitle({
-      sessionId: request.sessionId,
-      title: cleaned.title,
-      expectedFirstInput: request.expectedFirstInput,
-      now: deps.now(),
-    });
+    const written = await retried(() =>
+      deps.store.writeGeneratedTitle({
+        sessionId: request.sessionId,
+        title: cleaned.title,
+        expectedFirstInput: request.expectedFirstInput,
+        now: deps.now(),
+      }),
+    );
     return finish(writtenFields(cleaned.title, written));
   } catch (error) {
     return fail(storeError(error), model);
@@ -114,9 +125,13 @@ function writtenFields(
   };
 }
 
-async function checkSession(store: TitleStore, sessionId: string): Promise<true | TitleError> {
+async function checkSession(
+  sessionId: string,
+  store: TitleStore,
+  retried: (call: () => Promise<boolean>) => Promise<boolean>,
+): Promise<true | TitleError> {
   try {
-    if (await store.sessionExists(sessionId)) return true;
+    if (await retried(() => store.sessionExists(sessionId))) return true;
     return {
       code: 'session_not_found',
       message: `no persisted session ${sessionId}`,

@@ -21,8 +21,12 @@ class FakeStore implements TitleStore {
     if (this.failWith !== undefined) throw this.failWith;
     return this.exists;
   }
+  /** Failures the next write-backs throw, in turn (a connection cut by a restart). */
+  readonly writeFailures: Error[] = [];
   async writeGeneratedTitle(write: GeneratedTitleWrite): Promise<UpdateTitleOutcome> {
     this.writes.push(write);
+    const failure = this.writeFailures.shift();
+    if (failure !== undefined) throw failure;
     return this.outcome;
   }
 }
@@ -173,6 +177,30 @@ describe('generateTitle: reply handling', () => {
       ok: false,
       error: { code: 'store_error', message: 'connection refused' },
     });
+  });
+
+  it('retries a write-back cut by a Postgres restart and applies the title (issue 9, item 5)', async () => {
+    const store = new FakeStore();
+    store.writeFailures.push(new Error('Connection terminated unexpectedly'));
+    store.writeFailures.push(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    let t = 1_700_000_000_000;
+    const retries: number[] = [];
+    const reply = await generateTitle(request('please fix the flaky login test in CI'), {
+      models,
+      store,
+      timeoutMs: 5000,
+      now: () => t,
+      storeRetry: {
+        budgetMs: 10_000,
+        sleep: async (ms) => {
+          t += ms;
+        },
+        onRetry: (_err, attempt) => retries.push(attempt),
+      },
+    });
+    expect(reply).toMatchObject({ ok: true, applied: true, source: 'generated' });
+    expect(store.writes).toHaveLength(3);
+    expect(retries).toEqual([1, 2]);
   });
 
   it('answers model_unavailable for a provider the sidecar does not serve', async () => {

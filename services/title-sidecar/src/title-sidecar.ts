@@ -99,6 +99,12 @@ export async function startTitleSidecar(
     store: pgTitleStore(db),
     timeoutMs: config.AW_TITLE_TIMEOUT_MS,
     now: deps.now ?? Date.now,
+    storeRetry: {
+      budgetMs: config.AW_TITLE_STORE_RETRY_MS,
+      sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+      onRetry: (err: unknown, attempt: number, delayMs: number) =>
+        logger.warn({ err, attempt, delayMs }, 'title store failure; retrying'),
+    },
   };
   const handle = async (msg: Msg): Promise<void> => {
     const started = performance.now();

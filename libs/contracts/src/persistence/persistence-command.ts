@@ -145,7 +145,9 @@ export type SaveTimelineDividerCommand = z.infer<typeof SaveTimelineDividerComma
 
 /**
  * `ensure_session` (R13.2): create the session row if absent, with the first input, the
- * title of R9.2, cwd, root, parent and task type; a no-op when the row exists.
+ * title of R9.2, cwd, root, parent and task type; a no-op when the row exists. A session
+ * renamed before its first prompt is born with the rename (`custom`) and no first input
+ * (R9.3; docs/decisions/0130).
  */
 export const EnsureSessionCommand = z.object({
   ...commandFields,
@@ -156,7 +158,8 @@ export const EnsureSessionCommand = z.object({
     taskType: z.string().optional(),
     title: z.string(),
     titleSource: TitleSource,
-    firstInput: z.string(),
+    /** Null for a session born by a rename, before any input. */
+    firstInput: z.string().nullable(),
     cwd: z.string(),
     root: z.string(),
     createdAt: EpochMs,

@@ -1,8 +1,12 @@
 import type { EventType, SessionEventOf, SessionProjection } from '@agentwire/contracts';
 
-/** The 30 event types the reducer handles (R10.1, R16.3); every other type bumps `updatedAt`. */
+/**
+ * The event types the reducer handles: R16.3's 30 (R10.1) and `session_title_updated`
+ * (ours, docs/decisions/0132); every other type bumps `updatedAt`.
+ */
 export const HANDLED_EVENT_TYPES = [
   'session_created',
+  'session_title_updated',
   'turn_started',
   'session_compacted',
   'session_mode_changed',
@@ -34,7 +38,7 @@ export const HANDLED_EVENT_TYPES = [
   'permission_denied',
 ] as const satisfies readonly EventType[];
 
-/** One of the 30 handled types (R16.3). */
+/** One of the handled types. */
 export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 
 /**

@@ -4,10 +4,11 @@ import { permissionHandlers } from './permission-handlers.ts';
 import { sessionHandlers } from './session-handlers.ts';
 import { steerHandlers } from './steer-handlers.ts';
 import { targetHandlers } from './target-handlers.ts';
+import { titleHandlers } from './title-handlers.ts';
 import { toolHandlers } from './tool-handlers.ts';
 import { turnHandlers } from './turn-handlers.ts';
 
-/** The reducer's table of 30 handlers (R10.1, R16.3), one slice per file. */
+/** The reducer's table of handlers (R10.1, R16.3, and 0132's title), one slice per file. */
 export const projectionHandlers: ProjectionHandlerTable = {
   ...sessionHandlers,
   ...turnHandlers,
@@ -16,4 +17,5 @@ export const projectionHandlers: ProjectionHandlerTable = {
   ...backgroundHandlers,
   ...permissionHandlers,
   ...targetHandlers,
+  ...titleHandlers,
 };

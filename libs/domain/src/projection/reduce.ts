@@ -17,6 +17,8 @@ export function initialProjection(sessionId: string, createdAt: number): Session
     createdAt,
     updatedAt: createdAt,
     lastSequenceNumber: 0,
+    title: null,
+    titleSource: null,
     mode: 'build',
     status: 'idle',
     turnCount: 0,

@@ -32,8 +32,9 @@ const given = (...events: Parameters<typeof reduce>[1][]) =>
   events.reduce(reduce, initialProjection(SID, 1000));
 
 describe('the handler table (R10.1, R16.3)', () => {
-  it('given the table, when its keys are listed, then they are exactly the 30 handled types', () => {
-    expect(HANDLED_EVENT_TYPES).toHaveLength(30);
+  it("given the table, when its keys are listed, then they are R16.3's 30 and the title", () => {
+    expect(HANDLED_EVENT_TYPES).toHaveLength(31);
+    expect(HANDLED_EVENT_TYPES).toContain('session_title_updated');
     expect(Object.keys(projectionHandlers).sort()).toEqual([...HANDLED_EVENT_TYPES].sort());
     for (const t of HANDLED_EVENT_TYPES) expect(EVENT_TYPES).toContain(t);
   });
@@ -52,6 +53,16 @@ describe('the handler table (R10.1, R16.3)', () => {
       updatedAt: 9999,
       lastSequenceNumber: e.sequenceNumber,
     });
+  });
+});
+
+describe('the title (docs/decisions/0132)', () => {
+  it('given title events, when reduced, then the projection holds the last one', () => {
+    const p = given(
+      ev('session_title_updated', { title: 'fix it', previousTitle: null, source: 'first_input' }),
+      ev('session_title_updated', { title: 'Mine', previousTitle: 'fix it', source: 'custom' }),
+    );
+    expect([p.title, p.titleSource]).toEqual(['Mine', 'custom']);
   });
 });
 

@@ -1,11 +1,11 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { SessionEvent, TitleReply } from '@agentwire/contracts';
+import type { SessionEvent } from '@agentwire/contracts';
 import { waitUntil } from '@agentwire/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { FakeTitles, titleReply as reply } from '../testing/fake-titles.ts';
 import { createSessionHarness, type SessionHarnessOptions } from '../testing/session-harness.ts';
-import type { TitleGenerator, TitleGeneratorResult } from './title-job.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -176,43 +176,6 @@ describe('input admission while a turn runs (R12, R14)', () => {
       reason: 'turn_cancelled',
     });
   });
-});
-
-class FakeTitles implements TitleGenerator {
-  readonly requests: unknown[] = [];
-  result: TitleGeneratorResult = {
-    kind: 'unavailable',
-    reason: 'no_responders',
-    message: '503',
-  };
-  release: () => void = () => {};
-  readonly gate = new Promise<void>((r) => {
-    this.release = r;
-  });
-  async generate(request: unknown): Promise<TitleGeneratorResult> {
-    this.requests.push(request);
-    await this.gate;
-    return this.result;
-  }
-}
-
-const reply = (over: Partial<Extract<TitleReply, { ok: true }>> = {}): TitleReply => ({
-  ok: true,
-  sessionId: 's1',
-  title: 'Fix the flaky build',
-  applied: true,
-  changed: true,
-  source: 'generated',
-  previousTitle: 'please fix the flaky build on main',
-  model: { providerId: 'scripted', modelId: 'title' },
-  completion: {
-    content: '{"title":"Fix the flaky build"}',
-    stopReason: 'stop',
-    usage: { inputTokens: 3 },
-    toolCallCount: 0,
-  },
-  durationMs: 1,
-  ...over,
 });
 
 describe('title generation (R9.4-R9.7, flow 4)', () => {

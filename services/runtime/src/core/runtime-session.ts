@@ -1,4 +1,4 @@
-import type { ModelSelection } from '@agentwire/contracts';
+import type { ModelSelection, TitleSource } from '@agentwire/contracts';
 import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
@@ -28,6 +28,8 @@ export interface SessionStart {
   /** True once the session row exists (R13.2: born lazily at the first prompt). */
   readonly persisted: boolean;
   readonly title: string | null;
+  /** The stored title's source (R9.1); a `custom` one is never generated over (R9.3). */
+  readonly titleSource?: TitleSource | null;
   readonly turnCount: number;
   readonly history: ModelMessage[];
   /** The last sealed turn whose transient events may still be retained. */
@@ -181,7 +183,7 @@ export class RuntimeSession {
     return this.#active?.turnId;
   }
 
-  /** The title as stored now (R9). */
+  /** The title as the session's stream last stated it (R9; docs/decisions/0130). */
   get title(): string | null {
     return this.#titles.title;
   }

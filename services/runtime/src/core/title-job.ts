@@ -37,11 +37,16 @@ export interface TitleJobSpec {
   readonly input: string;
   /** `titleGeneration.modelSelection`, else the session's model (R9.6). */
   readonly model: ModelSelection;
-  /** The title stored now (for `previousTitle`). */
-  readonly currentTitle: string | null;
-  /** The first user message's id (`session_title_updated.messageId`). */
-  readonly messageId: string;
 }
+
+/**
+ * How a title job ended: the sidecar wrote `title` back (`applied`, to be announced in the
+ * job's trace), the model answered but nothing was written (`not_applied`), the request
+ * failed (`failed`, `model_error` emitted) or the session closed meanwhile (`dropped`).
+ */
+export type TitleJobOutcome =
+  | { readonly kind: 'applied'; readonly title: string; readonly traceId: string }
+  | { readonly kind: 'not_applied' | 'failed' | 'dropped' };
 
 function unavailableError(reason: string, message: string): ErrorPayload {
   return {
@@ -57,15 +62,15 @@ function unavailableError(reason: string, message: string): ErrorPayload {
  * Generates the session's title through the sidecar (R9.4-R9.9, DESIGN.md flow 4). Its own
  * trace (R9.7); session-level events (no turn): `model_request` with the exact messages the
  * sidecar sends and `querySource: "session_title"`, then `model_complete` (usage) on a
- * reply or `model_error` when the sidecar failed or did not answer, and
- * `session_title_updated` (`generated`) only when the conditional write-back applied and
- * changed something (R9.9, R16.5). Never throws a failure of the sidecar: the turn goes on.
- * Resolves with the new title when one was applied.
+ * reply or `model_error` when the sidecar failed or did not answer. Never throws a failure
+ * of the sidecar: the turn goes on. Resolves with the outcome; a title the conditional
+ * write-back applied (R9.9) is the caller's to announce, in order with the session's other
+ * title changes (docs/decisions/0130).
  */
 export async function runTitleJob(
   deps: TitleJobDeps,
   spec: TitleJobSpec,
-): Promise<string | undefined> {
+): Promise<TitleJobOutcome> {
   const { emitter } = deps;
   const traceId = deps.ids.newTraceId();
   const requestId = deps.ids.newId('title');
@@ -87,7 +92,7 @@ export async function runTitleJob(
   const sessionId = emitter.sessionId;
   if (deps.stillOpen?.() === false) {
     deps.logger.info({ sessionId, requestId }, 'title reply after the session closed; dropped');
-    return undefined;
+    return { kind: 'dropped' };
   }
   let error: ErrorPayload | undefined;
   if (result.kind === 'unavailable') error = unavailableError(result.reason, result.message);
@@ -110,9 +115,9 @@ export async function runTitleJob(
       providerId: spec.model.providerId,
       modelId: spec.model.modelId,
     });
-    return undefined;
+    return { kind: 'failed' };
   }
-  if (result.kind !== 'reply' || !result.reply.ok) return undefined;
+  if (result.kind !== 'reply' || !result.reply.ok) return { kind: 'failed' };
   const reply = result.reply;
   await emitter.emit('model_complete', null, traceId, {
     content: reply.completion.content,
@@ -123,15 +128,9 @@ export async function runTitleJob(
     providerId: reply.model.providerId,
     modelId: reply.model.modelId,
   });
-  if (!reply.applied || !reply.changed || reply.title === null) {
+  if (!reply.applied || reply.title === null) {
     deps.logger.info({ sessionId, requestId, reason: reply.reason }, 'generated title not applied');
-    return undefined;
+    return { kind: 'not_applied' };
   }
-  await emitter.emit('session_title_updated', null, traceId, {
-    title: reply.title,
-    previousTitle: reply.previousTitle ?? spec.currentTitle,
-    source: 'generated',
-    messageId: spec.messageId,
-  });
-  return reply.title;
+  return { kind: 'applied', title: reply.title, traceId };
 }

@@ -2,6 +2,7 @@ import type {
   AssistantMessage,
   EnsureSessionCommand,
   Part,
+  PersistenceOutcome,
   TitleSource,
   UserMessage,
   UserMessagePart,
@@ -17,6 +18,21 @@ export interface UserMessageWrite {
   readonly commandId: string;
 }
 
+/**
+ * Outcome of a session-row write that waits for its commit (the row, a title): the
+ * worker's outcome once confirmed (`applied`, `duplicate` when already so, or
+ * `condition_failed` when the title's compare-and-set did not hold), or not confirmed in
+ * time (the command stays queued and may still apply). `republished`: the confirmation
+ * answered a republished command, so a `duplicate` may be the first publish's own effect.
+ */
+export type ConfirmedWrite =
+  | {
+      readonly confirmed: true;
+      readonly outcome: PersistenceOutcome;
+      readonly republished: boolean;
+    }
+  | { readonly confirmed: false };
+
 /** Every write carries the number of the event it goes with and the turn's trace. */
 export interface WriteContext {
   readonly sequence: number;
@@ -27,11 +43,13 @@ export interface WriteContext {
  * The runtime's persistence port (R1.3, R7): messages and parts are written in the same
  * code path that emits the events (R7.1), in the shapes of `@agentwire/contracts`. The
  * service implements it with persistence commands on the bus; unit tests record the calls.
- * Each call resolves once the bus accepted the write; `saveUserMessage` resolves once the
- * write is committed (flow 1).
+ * Each call resolves once the bus accepted the write; `saveUserMessage`, `ensureSession`
+ * and `updateTitle` resolve once the write is committed (flow 1): nothing written after the
+ * session row is published before the row is visible, and a title event follows its
+ * commit (docs/decisions/0130).
  */
 export interface TranscriptWriter {
-  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<void>;
+  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<ConfirmedWrite>;
   saveUserMessage(
     message: UserMessage,
     parts: readonly UserMessagePart[],
@@ -42,5 +60,5 @@ export interface TranscriptWriter {
   updateTitle(
     update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
     ctx: WriteContext,
-  ): Promise<void>;
+  ): Promise<ConfirmedWrite>;
 }

@@ -135,6 +135,7 @@ async function wire(
     start: {
       persisted: facts.persisted,
       title: facts.title,
+      titleSource: facts.titleSource,
       turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
       history: historyFromTranscript(facts.transcript),
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),

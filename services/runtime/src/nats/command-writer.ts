@@ -10,10 +10,12 @@ import {
   type UserMessage,
   type UserMessagePart,
 } from '@agentwire/contracts';
+import { backoffMs } from '@agentwire/service';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { IdSource, RuntimeClock, RuntimeLogger } from '../core/ports.ts';
 import type {
+  ConfirmedWrite,
   SessionRecord,
   TranscriptWriter,
   UserMessageWrite,
@@ -29,8 +31,14 @@ export interface CommandWriterOptions {
   readonly ids: IdSource;
   readonly clock: RuntimeClock;
   readonly logger: RuntimeLogger;
-  /** How long `saveUserMessage` waits for the worker's commit confirmation (flow 1). */
+  /** How long a write waits for the worker's commit confirmation (flow 1). */
   readonly confirmTimeoutMs: number;
+  /**
+   * How many times the session row and title writes are published before they count as
+   * unconfirmed: a confirmation travels on core NATS and may be missed, so the same command
+   * goes again as `<commandId>:<n>` (docs/decisions/0050). Default 3.
+   */
+  readonly confirmAttempts?: number;
 }
 
 /**
@@ -38,7 +46,10 @@ export interface CommandWriterOptions {
  * on the work-queue stream, acknowledged by the broker before the call resolves. Versions
  * grow per session (at least the clock), so a late or repeated write never overwrites a
  * newer one. The user message additionally waits for the worker's commit confirmation; on
- * timeout the turn goes on and a warning is logged (the command stays queued).
+ * timeout the turn goes on and a warning is logged (the command stays queued). The session
+ * row and the title wait for theirs too, republished while unconfirmed, so that whatever
+ * the worker's batching nothing of the session is published before its row is visible,
+ * and a title event follows its commit (docs/decisions/0130).
  */
 export class CommandWriter implements TranscriptWriter {
   readonly #o: CommandWriterOptions;
@@ -65,9 +76,9 @@ export class CommandWriter implements TranscriptWriter {
     this.#sub.unsubscribe();
   }
 
-  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<void> {
+  ensureSession(session: SessionRecord, ctx: WriteContext): Promise<ConfirmedWrite> {
     const { sessionId: _sid, ...rest } = session;
-    return this.#send({ ...this.#base(ctx), kind: 'ensure_session', session: rest });
+    return this.#confirmed({ ...this.#base(ctx), kind: 'ensure_session', session: rest });
   }
 
   async saveUserMessage(
@@ -123,12 +134,12 @@ export class CommandWriter implements TranscriptWriter {
   updateTitle(
     update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
     ctx: WriteContext,
-  ): Promise<void> {
+  ): Promise<ConfirmedWrite> {
     const expectedSources: TitleSource[] =
       update.source === 'custom'
         ? ['default', 'first_input', 'generated', 'custom']
         : ['default', 'first_input', 'generated'];
-    return this.#send({
+    return this.#confirmed({
       ...this.#base(ctx),
       kind: 'update_title',
       title: update.title,
@@ -163,9 +174,46 @@ export class CommandWriter implements TranscriptWriter {
         return;
       } catch (err) {
         if (!(err instanceof BusError && err.retryable) || this.#closed) throw err;
-        await new Promise((resolve) => setTimeout(resolve, retryDelay(attempt)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, backoffMs(attempt, Math.random, 100, 2_000)),
+        );
       }
     }
+  }
+
+  /**
+   * Publishes `command` and waits for its confirmation, republishing while unconfirmed
+   * (a republish that fails is logged: a late confirmation of an earlier one still counts).
+   */
+  async #confirmed(command: PersistenceCommand): Promise<ConfirmedWrite> {
+    const attempts = this.#o.confirmAttempts ?? 3;
+    for (let attempt = 0; attempt < attempts; attempt += 1) {
+      const confirmed = this.#awaitConfirmation(command.commandId);
+      if (attempt === 0) await this.#send(command);
+      else {
+        await publishCommand(this.#o.js, this.#o.names, command, { attempt }).catch(
+          (err: unknown) =>
+            this.#o.logger.warn({ err, sessionId: this.#o.sessionId }, 'republish failed'),
+        );
+      }
+      const confirmation = await confirmed;
+      const republished = attempt > 0;
+      if (confirmation?.ok === true) {
+        return { confirmed: true, outcome: confirmation.outcome, republished };
+      }
+      if (confirmation !== undefined) {
+        this.#o.logger.warn(
+          { sessionId: this.#o.sessionId, kind: command.kind, error: confirmation.error },
+          'session write refused',
+        );
+        return { confirmed: true, outcome: 'condition_failed', republished };
+      }
+      this.#o.logger.warn(
+        { sessionId: this.#o.sessionId, commandId: command.commandId, kind: command.kind, attempt },
+        'session write not confirmed in time; publishing it again',
+      );
+    }
+    return { confirmed: false };
   }
 
   #awaitConfirmation(commandId: string): Promise<PersistenceConfirmation | undefined> {
@@ -179,9 +227,4 @@ export class CommandWriter implements TranscriptWriter {
       this.#waiting.set(commandId, done);
     });
   }
-}
-
-/** Pause before the next attempt of a publish the broker did not answer: 100 ms .. 2 s. */
-function retryDelay(attempt: number): number {
-  return Math.min(2_000, 100 * 2 ** Math.min(attempt - 1, 5));
 }

@@ -7,6 +7,7 @@ import {
   type StreamPublisher,
 } from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
+import { backoffMs } from '@agentwire/service';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import type { EventPublisher, PublishOutcome, RuntimeLogger } from '../core/ports.ts';
 import type { LeaseManager } from './lease-manager.ts';
@@ -80,7 +81,7 @@ export class JetStreamPublisher implements EventPublisher {
       if (attempt > 0) {
         if (this.#abandoned) throw new PublishAbandoned(`publishing ${event.id} was abandoned`);
         this.#o.onRetry?.(Date.now() - started);
-        await pause(this.#o.retryDelayMs?.(attempt) ?? defaultDelay(attempt));
+        await pause(this.#o.retryDelayMs?.(attempt) ?? backoffMs(attempt, Math.random, 100, 2_000));
       }
       const valid = this.#o.leases.ensureValid(this.#o.sessionId);
       const validity = valid === true ? 'valid' : await valid;
@@ -154,10 +155,6 @@ export class JetStreamPublisher implements EventPublisher {
     this.#o.fence.advance(event, result.streamSequence);
     return { ok: true, outcome: { ok: true, duplicate: result.kind === 'duplicate' } };
   }
-}
-
-function defaultDelay(attempt: number): number {
-  return Math.min(2_000, 100 * 2 ** Math.min(attempt - 1, 5));
 }
 
 function pause(ms: number): Promise<void> {

@@ -5,6 +5,7 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { TranscriptRow } from '../core/history-from-transcript.ts';
 import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
 import type { RuntimeLogger } from '../core/ports.ts';
+import type { SessionStart } from '../core/runtime-session.ts';
 import { loadTranscriptRows } from './load-transcript-rows.ts';
 
 /** Database handle type of `@agentwire/store`. */
@@ -16,6 +17,7 @@ export interface SessionFacts {
   readonly exists: boolean;
   readonly persisted: boolean;
   readonly title: string | null;
+  readonly titleSource: NonNullable<SessionStart['titleSource']> | null;
   readonly transcript: readonly TranscriptRow[];
   /**
    * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
@@ -76,6 +78,7 @@ export async function loadSessionFacts(
     exists: row !== undefined || tip.lastNumber > 0,
     persisted,
     title: row?.title ?? null,
+    titleSource: (row?.title_source ?? null) as SessionFacts['titleSource'],
     transcript,
     lastSequence: Math.max(tip.lastNumber, pgLast),
     lastDurableSequence: Math.max(tip.lastDurableNumber, pgLast),

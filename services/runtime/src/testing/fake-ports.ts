@@ -12,7 +12,7 @@ import type {
   RuntimeClock,
   RuntimeLogger,
 } from '../core/ports.ts';
-import type { TranscriptWriter } from '../core/transcript-writer.ts';
+import type { ConfirmedWrite, TranscriptWriter } from '../core/transcript-writer.ts';
 
 /** A publisher that records what it publishes and can be told to fence or fail. */
 export class RecordingPublisher implements EventPublisher {
@@ -62,12 +62,36 @@ export type WriterCall = {
   readonly value: unknown;
 };
 
-/** A transcript writer that validates every call against the contracts and records it in order. */
+/**
+ * A transcript writer that validates every call against the contracts and records it in
+ * order. The session row and title writes are confirmed like the worker's (`applied`, or
+ * `duplicate` when already so) after `beforeConfirm` resolves, which a test may hold.
+ */
 export class RecordingWriter implements TranscriptWriter {
   readonly calls: WriterCall[] = [];
+  /** The row as the confirmed writes left it. */
+  row: { title: string; source: string } | undefined;
+  /** Awaited before a session row or title write is confirmed. */
+  beforeConfirm: (kind: 'ensure_session' | 'update_title') => Promise<void> = async () => {};
+  /** False: session row and title writes go unconfirmed (a worker that never answers). */
+  confirms = true;
+  /** True: the first confirmation of each write is lost; its republish answers `duplicate`. */
+  losesFirstConfirmation = false;
 
-  async ensureSession(session: unknown, ctx: { sequence: number }): Promise<void> {
+  async ensureSession(
+    session: { title: string; titleSource: string },
+    ctx: { sequence: number },
+  ): Promise<ConfirmedWrite> {
     this.calls.push({ kind: 'ensure_session', sequence: ctx.sequence, value: session });
+    await this.beforeConfirm('ensure_session');
+    if (!this.confirms) return { confirmed: false };
+    if (this.row !== undefined)
+      return { confirmed: true, outcome: 'duplicate', republished: false };
+    this.row = { title: session.title, source: session.titleSource };
+    if (this.losesFirstConfirmation) {
+      return { confirmed: true, outcome: 'duplicate', republished: true };
+    }
+    return { confirmed: true, outcome: 'applied', republished: false };
   }
   async saveUserMessage(
     message: unknown,
@@ -91,8 +115,18 @@ export class RecordingWriter implements TranscriptWriter {
     Part.parse(part);
     this.calls.push({ kind: 'save_part', sequence: ctx.sequence, value: part });
   }
-  async updateTitle(update: unknown, ctx: { sequence: number }): Promise<void> {
+  async updateTitle(
+    update: { title: string; source: string },
+    ctx: { sequence: number },
+  ): Promise<ConfirmedWrite> {
     this.calls.push({ kind: 'update_title', sequence: ctx.sequence, value: update });
+    await this.beforeConfirm('update_title');
+    if (!this.confirms) return { confirmed: false };
+    if (this.row === undefined)
+      return { confirmed: true, outcome: 'condition_failed', republished: false };
+    const same = this.row.title === update.title && this.row.source === update.source;
+    this.row = { title: update.title, source: update.source };
+    return { confirmed: true, outcome: same ? 'duplicate' : 'applied', republished: false };
   }
 }
 

@@ -41,6 +41,14 @@ export interface RuntimeStack {
   readonly runtimes: Map<string, ServiceProcess>;
   /** Starts a runtime process with instance id `instanceId` and records it. */
   startRuntime(instanceId: string): Promise<ServiceProcess>;
+  /** Every persistence worker: the first, then those of {@link startWorker}. */
+  readonly workers: readonly ServiceProcess[];
+  /** Every title sidecar: the first (with `titleSidecar`), then those of {@link startSidecar}. */
+  readonly sidecars: readonly ServiceProcess[];
+  /** Starts one more persistence worker (it joins the durable consumers). */
+  startWorker(): Promise<ServiceProcess>;
+  /** Starts one more title sidecar (it joins the queue group). */
+  startSidecar(): Promise<ServiceProcess>;
   /**
    * SIGKILLs a runtime (a crash), forgets it, and waits until its liveness ping has no
    * responders: until the server dropped the dead connection, a queue-group request may
@@ -90,6 +98,26 @@ export async function startRuntimeStack(
         )
       : undefined,
   ]);
+  const workers = [worker];
+  const sidecars = sidecar === undefined ? [] : [sidecar];
+  /** Processes started after the stack: stopped first, then the stack. */
+  const added: ServiceProcess[] = [];
+  const startWorker = async () => {
+    const proc = await startServiceProcess(SERVICE_MAINS.persistenceWorker, common, {
+      readyWhen: 'persistence-worker started',
+    });
+    workers.push(proc);
+    added.push(proc);
+    return proc;
+  };
+  const startSidecar = async () => {
+    const proc = await startServiceProcess(SERVICE_MAINS.titleSidecar, common, {
+      readyWhen: 'title sidecar serving',
+    });
+    sidecars.push(proc);
+    added.push(proc);
+    return proc;
+  };
   const runtimes = new Map<string, ServiceProcess>();
   const startRuntime = async (instanceId: string) => {
     const proc = await startServiceProcess(
@@ -160,7 +188,15 @@ export async function startRuntimeStack(
     gatewayUrl: gateway?.port === undefined ? undefined : `http://127.0.0.1:${gateway.port}`,
     runtimes,
     startRuntime,
+    workers,
+    sidecars,
+    startWorker,
+    startSidecar,
     killRuntime,
-    stop,
+    async stop() {
+      for (const proc of added) proc.kill('SIGTERM');
+      await Promise.all(added.map((p) => p.exited));
+      await stop();
+    },
   };
 }
