@@ -105,11 +105,12 @@ describe('residency rules in the host, with an injected clock (R11, R16.6)', () 
     await idleSession('op-busy');
     expect(await rt.host.rebalance(now)).toEqual([]); // both stamped eligible now
     now += 60_000;
-    // An operation on op-busy: when it ends, the idle phase reclaims both idle sessions.
-    const reply = await bus.nc.request(`${names.prefix}.rt.op-busy.rename`, '{"title":"x"}', {
+    // An operation on op-busy (an interrupt with nothing running: no worker needed): when
+    // it ends, the idle phase reclaims both idle sessions.
+    const reply = await bus.nc.request(`${names.prefix}.rt.op-busy.interrupt`, '{}', {
       timeout: 15_000,
     });
-    expect(reply.json()).toMatchObject({ ok: true });
+    expect(reply.json()).toMatchObject({ ok: false, error: { code: 'no_active_turn' } });
     await waitUntil(() => rt.host.residentSessionIds.length === 0, {
       what: 'the reclaim after the operation',
     });
