@@ -45,6 +45,8 @@ export function ledgerCloseForDiscard(reason: SteerDiscardReason): LedgerCloseSt
     case 'turn_failed':
     case 'session_resumed':
       return 'discarded';
+    case 'start_failed':
+      return 'failed';
     case 'promoted':
       return undefined;
     default: {

@@ -84,13 +84,18 @@ export const TurnSteerRejectedPayload = z.object({
 /** Payload of `turn_steer_rejected`. */
 export type TurnSteerRejectedPayload = z.infer<typeof TurnSteerRejectedPayload>;
 
-/** Why a queued input left the queue without running by itself (R14.4). */
+/**
+ * Why a queued input left the queue without running by itself (R14.4), and (ours)
+ * `start_failed`: accepted, but its user message could not be committed, so its turn never
+ * ran (the ledger row ends `failed`, R14.2; issue 9).
+ */
 export const SteerDiscardReason = z.enum([
   'turn_cancelled',
   'turn_failed',
   'session_resumed',
   'user_removed',
   'promoted',
+  'start_failed',
 ]);
 /** Why a queued input left the queue. */
 export type SteerDiscardReason = z.infer<typeof SteerDiscardReason>;

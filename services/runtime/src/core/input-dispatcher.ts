@@ -6,7 +6,7 @@ import { InputQueue, type PendingInput } from './input-queue.ts';
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import type { TranscriptWriter } from './transcript-writer.ts';
+import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 
 /** A running or finished turn as seen by the caller. */
@@ -256,25 +256,58 @@ export class InputDispatcher {
     const items = this.#queue.takeGuided();
     if (items.length === 0) return undefined;
     const messageIds: string[] = [];
+    const drained: PendingInput[] = [];
     for (const item of items) {
       const messageId = this.#d.ids.newId('msg');
-      await promoteUserInput(this.#d, {
+      const write = await promoteUserInput(this.#d, {
         turnId,
         traceId,
         messageId,
         input: item.input,
         inputId: item.inputId,
       });
+      if (!write.committed) {
+        // Not in the transcript, so not in the turn either: it ends `failed` (issue 9).
+        const error = await this.failStart(item.inputId, traceId, write);
+        this.#settle(item.inputId, { kind: 'discarded', reason: 'start_failed' });
+        this.#d.logger.warn({ err: error, inputId: item.inputId }, 'guided input not delivered');
+        continue;
+      }
       this.#d.history.push({ role: 'user', content: item.input });
       messageIds.push(messageId);
+      drained.push(item);
       this.#settle(item.inputId, { kind: 'drained', turnId, messageId });
     }
+    if (drained.length === 0) return undefined;
     await this.#d.emitter.emit('turn_steer_drained', turnId, traceId, {
-      pendingInputIds: items.map((i) => i.inputId),
+      pendingInputIds: drained.map((i) => i.inputId),
       injectedMessageIds: messageIds,
-      inputs: items.map((i) => ({ pendingInputId: i.inputId, input: i.input })),
+      inputs: drained.map((i) => ({ pendingInputId: i.inputId, input: i.input })),
     });
     return messageIds.at(-1);
+  }
+
+  /**
+   * An accepted input whose user message did not commit (R14.2 `failed`): says so on the
+   * wire (`turn_steer_discarded`, `start_failed`; the worker closes its ledger row `failed`)
+   * and returns the error its submitter gets.
+   */
+  async failStart(
+    inputId: string,
+    traceId: string,
+    write: UserMessageWrite,
+  ): Promise<RuntimeError> {
+    await this.#d.emitter.emit('turn_steer_discarded', null, traceId, {
+      pendingInputId: inputId,
+      reason: 'start_failed',
+    });
+    return new RuntimeError(
+      'write_not_confirmed',
+      write.failure === 'refused'
+        ? `input ${inputId} was not delivered: its ledger row is no longer admitted`
+        : `input ${inputId} was not delivered: the persistence worker did not confirm its message`,
+      { inputId, failure: write.failure ?? 'unconfirmed' },
+    );
   }
 
   /**

@@ -371,7 +371,9 @@ export class RuntimeSession {
         input,
         inputId,
       });
-      if (write.committed) this.#titles.maybeGenerate(input, userMessageId, this.#turnCount);
+      // A turn never runs on a user message that did not commit (issue 9).
+      if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
+      this.#titles.maybeGenerate(input, userMessageId, this.#turnCount);
       await this.#eviction.evictNow();
       this.#history.push({ role: 'user', content: input });
       started = true;

@@ -14,6 +14,11 @@ export type SessionRecord = EnsureSessionCommand['session'] & { readonly session
 /** Outcome of writing the user message: whether its commit was confirmed, and the command. */
 export interface UserMessageWrite {
   readonly committed: boolean;
+  /**
+   * Why it is not committed: the worker `refused` it (the ledger row is no longer
+   * admitted), or no confirmation came after every republish (`unconfirmed`).
+   */
+  readonly failure?: 'refused' | 'unconfirmed';
   /** The persistence command's id (`session_input_promoted.sourceCommandId`). */
   readonly commandId: string;
 }

@@ -45,8 +45,9 @@ export interface CommandWriterOptions {
  * The transcript writer of the service (R7, flow 1): each write is a persistence command
  * on the work-queue stream, acknowledged by the broker before the call resolves. Versions
  * grow per session (at least the clock), so a late or repeated write never overwrites a
- * newer one. The user message additionally waits for the worker's commit confirmation; on
- * timeout the turn goes on and a warning is logged (the command stays queued). The session
+ * newer one. The user message, the session row and the title wait for the worker's commit
+ * confirmation, republished while unconfirmed; a user message that does not commit stops
+ * its turn from running (issue 9). The session
  * row and the title wait for theirs too, republished while unconfirmed, so that whatever
  * the worker's batching nothing of the session is published before its row is visible,
  * and a title event follows its commit (docs/decisions/0130).
@@ -96,21 +97,14 @@ export class CommandWriter implements TranscriptWriter {
         ? {}
         : { promoteInputId: ctx.promoteInputId, promotedSequenceNumber: ctx.sequence }),
     };
-    const confirmed = this.#awaitConfirmation(command.commandId);
-    await this.#send(command);
-    const confirmation = await confirmed;
-    if (confirmation === undefined) {
-      this.#o.logger.warn(
-        { sessionId: this.#o.sessionId, commandId: command.commandId },
-        'user message not confirmed in time',
-      );
-    } else if (!confirmation.ok) {
-      this.#o.logger.warn(
-        { sessionId: this.#o.sessionId, error: confirmation.error },
-        'user message write failed',
-      );
+    // Republished while unconfirmed, like the row: the turn runs only once it committed.
+    const write = await this.#confirmed(command);
+    const { commandId } = command;
+    if (!write.confirmed) return { committed: false, failure: 'unconfirmed', commandId };
+    if (write.outcome === 'condition_failed') {
+      return { committed: false, failure: 'refused', commandId };
     }
-    return { committed: confirmation?.ok === true, commandId: command.commandId };
+    return { committed: true, commandId };
   }
 
   saveAssistantMessage(message: AssistantMessage, ctx: WriteContext): Promise<void> {

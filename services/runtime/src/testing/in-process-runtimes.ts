@@ -3,6 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bus';
 import { type Names, names as namesOf } from '@agentwire/contracts';
+import {
+  startWorkerRuntime,
+  WorkerConfig,
+  type WorkerRuntime,
+} from '@agentwire/persistence-worker';
 import { createDatabase, migrate } from '@agentwire/store';
 import { noopLogger } from '@agentwire/telemetry';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -18,7 +23,7 @@ export interface InProcessRuntimesOptions<Ids extends readonly string[]> {
   readonly instanceIds: Ids;
   /** Files written into the shared workspace before the runtimes start, by relative path. */
   readonly workspaceFiles?: Readonly<Record<string, string>>;
-  /** Added to every runtime's configuration (over `AW_CONFIRM_TIMEOUT_MS: '200'`). */
+  /** Added to every runtime's configuration. */
   readonly env?: Readonly<Record<string, string>>;
   /** Wraps the host options of the runtime with that instance id (fault injection). */
   readonly wrapHost?: Readonly<Record<string, (options: RuntimeHostOptions) => RuntimeHostOptions>>;
@@ -38,8 +43,8 @@ export interface InProcessRuntimes<Ids extends readonly string[] = readonly stri
 
 /**
  * Starts, for one integration test file, a fresh test environment (migrated database and
- * subject prefix), a temporary workspace shared by the runtimes, one in-process runtime per
- * id of `instanceIds`, and a bus connection. When a start fails, what had started is
+ * subject prefix), a temporary workspace shared by the runtimes, an in-process persistence
+ * worker, one in-process runtime per id of `instanceIds`, and a bus connection. When a start fails, what had started is
  * stopped again before the error is thrown.
  */
 export async function startInProcessRuntimes<const Ids extends readonly string[]>(
@@ -49,8 +54,10 @@ export async function startInProcessRuntimes<const Ids extends readonly string[]
   const names = namesOf(env.prefix);
   const started: StartedRuntime[] = [];
   let bus: BusConnection | undefined;
+  let worker: WorkerRuntime | undefined;
   const stop = async () => {
     for (const runtime of started) await runtime.stop();
+    await worker?.stop();
     if (bus !== undefined) {
       await deleteProvisioned(bus.jsm, names);
       await bus.close();
@@ -65,6 +72,15 @@ export async function startInProcessRuntimes<const Ids extends readonly string[]
     for (const [file, text] of Object.entries(options.workspaceFiles ?? {})) {
       await writeFile(path.join(workspace, file), text);
     }
+    // The runtimes' writes wait for its confirmations: a turn runs only on a committed
+    // user message (issue 9).
+    worker = await startWorkerRuntime({
+      config: WorkerConfig.parse({
+        NATS_URL: env.natsUrl,
+        DATABASE_URL: env.databaseUrl,
+        AW_PREFIX: env.prefix,
+      }),
+    });
     const usage = { recordUsage: () => {} };
     for (const instanceId of options.instanceIds) {
       const config = RuntimeConfig.parse({
@@ -73,7 +89,6 @@ export async function startInProcessRuntimes<const Ids extends readonly string[]
         AW_PREFIX: env.prefix,
         AW_WORKSPACE_ROOT: workspace,
         AW_INSTANCE_ID: instanceId,
-        AW_CONFIRM_TIMEOUT_MS: '200',
         ...options.env,
       });
       started.push(
