@@ -1,60 +1,63 @@
 import type { TitleSource } from '@agentwire/contracts';
 import { OVERWRITABLE_TITLE_SOURCES } from './title-source.ts';
 
-/** A title with its source (R9.1). */
-export interface SessionTitle {
-  readonly title: string;
-  readonly source: TitleSource;
+const ANY_SOURCE: readonly TitleSource[] = ['default', 'first_input', 'generated', 'custom'];
+
+/**
+ * The stored sources a title from `source` may replace (R9.3, R9.9, R16.4): a user rename
+ * (`custom`) replaces any title, an automatic one only another automatic one. Writers send
+ * this as the compare-and-set condition of their title update.
+ */
+export function replaceableTitleSources(source: TitleSource): readonly TitleSource[] {
+  return source === 'custom' ? ANY_SOURCE : OVERWRITABLE_TITLE_SOURCES;
 }
 
-/** Facts a title write-back is decided on (R9.3, R9.9, R16.5). */
+/** What a title write is decided on, read under the session row's lock. */
 export interface TitleWriteBackFacts {
-  /** The title and source stored now (re-read right before deciding). */
-  readonly current: SessionTitle;
-  /** The title about to be written. */
-  readonly candidate: SessionTitle;
-  /** The session's first question was edited since the candidate was derived from it. */
-  readonly firstQuestionEdited: boolean;
-  /** The session's first question was rewound away. */
-  readonly firstQuestionRewound: boolean;
+  readonly stored: {
+    readonly title: string | null;
+    readonly source: TitleSource;
+    readonly firstInput: string | null;
+    /** The first question was edited or rewound away since the session began (R9.9). */
+    readonly firstInputEdited: boolean;
+  };
+  readonly candidate: { readonly title: string; readonly source: TitleSource };
+  /** The compare-and-set condition the writer sent ({@link replaceableTitleSources}). */
+  readonly expectedSources: readonly TitleSource[];
+  /** Defaults to true for every source but `custom`: a rename applies even then (R9.3). */
+  readonly requireFirstInputUnedited?: boolean | undefined;
+  /** The first input the candidate was derived from, when the writer knows it (R9.9). */
+  readonly expectedFirstInput?: string | undefined;
 }
-
-/** Why an automatic title is dropped. */
-export type TitleWriteBackSkipReason =
-  | 'custom_title'
-  | 'first_question_edited'
-  | 'first_question_rewound';
 
 /** Outcome of {@link decideTitleWriteBack}. */
 export type TitleWriteBackDecision =
   | {
       readonly ok: true;
-      /** The title to store. */
-      readonly write: SessionTitle;
-      /** Compare-and-set condition for the store's title update (R16.4). */
-      readonly expectedSources: readonly TitleSource[];
-      /** Emit `session_title_updated`: only when title or source changed (R16.5). */
-      readonly emit: boolean;
+      /** False when title and source were already these: emit no event then (R16.5). */
+      readonly changed: boolean;
     }
-  | { readonly ok: false; readonly reason: TitleWriteBackSkipReason };
-
-const ANY_SOURCE: readonly TitleSource[] = ['default', 'first_input', 'generated', 'custom'];
-const overwritable: ReadonlySet<TitleSource> = new Set(OVERWRITABLE_TITLE_SOURCES);
+  | { readonly ok: false; readonly reason: 'source_mismatch' | 'first_input_edited' };
 
 /**
- * Decides whether a title is written (R9.3, R9.9, R16.5). A user rename (`custom`) always
- * applies. An automatic title (`first_input`, `generated`, or `default`) applies only while
- * the stored source is `default`, `first_input` or `generated`, and only while the first
- * question is neither edited nor rewound away; otherwise it is dropped.
+ * Decides whether a title is written (R9.3, R9.9, R16.5): only while the stored source is
+ * one the writer expected (so no automatic title ever replaces a rename), and, for an
+ * automatic title, only while the first question it was derived from is unedited and still
+ * the one stored. The store runs it inside the title update's transaction.
  */
 export function decideTitleWriteBack(facts: TitleWriteBackFacts): TitleWriteBackDecision {
-  const { current, candidate } = facts;
-  const emit = current.title !== candidate.title || current.source !== candidate.source;
-  if (candidate.source === 'custom') {
-    return { ok: true, write: candidate, expectedSources: ANY_SOURCE, emit };
+  const { stored, candidate } = facts;
+  if (!facts.expectedSources.includes(stored.source)) {
+    return { ok: false, reason: 'source_mismatch' };
   }
-  if (!overwritable.has(current.source)) return { ok: false, reason: 'custom_title' };
-  if (facts.firstQuestionEdited) return { ok: false, reason: 'first_question_edited' };
-  if (facts.firstQuestionRewound) return { ok: false, reason: 'first_question_rewound' };
-  return { ok: true, write: candidate, expectedSources: OVERWRITABLE_TITLE_SOURCES, emit };
+  const requireUnedited = facts.requireFirstInputUnedited ?? candidate.source !== 'custom';
+  const firstInputChanged =
+    facts.expectedFirstInput !== undefined && stored.firstInput !== facts.expectedFirstInput;
+  if ((requireUnedited && stored.firstInputEdited) || firstInputChanged) {
+    return { ok: false, reason: 'first_input_edited' };
+  }
+  return {
+    ok: true,
+    changed: stored.title !== candidate.title || stored.source !== candidate.source,
+  };
 }

@@ -1,3 +1,4 @@
+import { decideTitleWriteBack } from '@agentwire/domain';
 import type { Kysely } from 'kysely';
 import type { Database, SessionRow } from './schema.ts';
 import { inTransaction, json, toDate, withStoreError } from './transaction.ts';
@@ -124,17 +125,14 @@ export type UpdateTitleOutcome =
     };
 
 /**
- * Compare-and-set of the title on its source (R9.9, R16.4): writes `title` and `source`
- * only while the stored source is in `expectedSources` and (by default) the first input
- * is unedited and equal to `expectedFirstInput` when given; otherwise reports why it
- * was dropped. A stub session (not yet ensured)
- * has no source and reports `not_found`.
+ * Compare-and-set of the title on its source (R9.9, R16.4), as `decideTitleWriteBack` of
+ * `@agentwire/domain` decides under the row's lock; otherwise reports why it was dropped.
+ * A stub session (not yet ensured) reports `not_found`.
  */
 export async function updateTitle(
   db: Kysely<Database>,
   input: UpdateTitleInput,
 ): Promise<UpdateTitleOutcome> {
-  const requireUnedited = input.requireFirstInputUnedited ?? input.source !== 'custom';
   return inTransaction(db, 'updateTitle', async (trx) => {
     const current = await trx
       .selectFrom('sessions')
@@ -146,14 +144,20 @@ export async function updateTitle(
       return { applied: false, reason: 'not_found' } as const;
     }
     const source = current.title_source as TitleSourceValue | null;
-    if (source === null || !input.expectedSources.includes(source)) {
-      return { applied: false, reason: 'source_mismatch' } as const;
-    }
-    const firstInputChanged =
-      input.expectedFirstInput !== undefined && current.first_input !== input.expectedFirstInput;
-    if ((requireUnedited && current.first_input_edited) || firstInputChanged) {
-      return { applied: false, reason: 'first_input_edited' } as const;
-    }
+    if (source === null) return { applied: false, reason: 'source_mismatch' } as const;
+    const decision = decideTitleWriteBack({
+      stored: {
+        title: current.title,
+        source,
+        firstInput: current.first_input,
+        firstInputEdited: current.first_input_edited,
+      },
+      candidate: { title: input.title, source: input.source },
+      expectedSources: input.expectedSources,
+      requireFirstInputUnedited: input.requireFirstInputUnedited,
+      expectedFirstInput: input.expectedFirstInput,
+    });
+    if (!decision.ok) return { applied: false, reason: decision.reason } as const;
     await trx
       .updateTable('sessions')
       .set({ title: input.title, title_source: input.source, updated_at: toDate(input.updatedAt) })
@@ -163,7 +167,7 @@ export async function updateTitle(
       applied: true,
       previousTitle: current.title,
       previousSource: source,
-      changed: current.title !== input.title || source !== input.source,
+      changed: decision.changed,
     } as const;
   });
 }

@@ -1,5 +1,5 @@
 import type { TitleSource } from '@agentwire/contracts';
-import { OVERWRITABLE_TITLE_SOURCES } from '@agentwire/domain';
+import { replaceableTitleSources } from '@agentwire/domain';
 import {
   type createDatabase,
   getSession,
@@ -42,7 +42,7 @@ export function pgTitleStore(db: ReturnType<typeof createDatabase>): TitleStore 
         sessionId: write.sessionId,
         title: write.title,
         source: 'generated',
-        expectedSources: OVERWRITABLE_TITLE_SOURCES,
+        expectedSources: replaceableTitleSources('generated'),
         requireFirstInputUnedited: true,
         expectedFirstInput: write.expectedFirstInput,
         updatedAt: write.now,

@@ -10,6 +10,7 @@ import {
   type UserMessage,
   type UserMessagePart,
 } from '@agentwire/contracts';
+import { replaceableTitleSources } from '@agentwire/domain';
 import { backoffMs } from '@agentwire/service';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
@@ -129,16 +130,12 @@ export class CommandWriter implements TranscriptWriter {
     update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
     ctx: WriteContext,
   ): Promise<ConfirmedWrite> {
-    const expectedSources: TitleSource[] =
-      update.source === 'custom'
-        ? ['default', 'first_input', 'generated', 'custom']
-        : ['default', 'first_input', 'generated'];
     return this.#confirmed({
       ...this.#base(ctx),
       kind: 'update_title',
       title: update.title,
       source: update.source,
-      expectedSources,
+      expectedSources: [...replaceableTitleSources(update.source)],
     });
   }
 
