@@ -57,6 +57,12 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
     AW_PERMISSION_TIMEOUT_MS: positiveInt(120_000),
     AW_CONFIRM_TIMEOUT_MS: positiveInt(10_000),
+    /**
+     * How long a turn waits out a broker outage (its publishes retried) before it ends as
+     * `turn_error` `broker_unavailable` (issue 9). Below the lease TTL, so the owner ends its
+     * turn truthfully before anyone may take the session over.
+     */
+    AW_BROKER_OUTAGE_MS: positiveInt(15_000),
     /** Must match the lease bucket's TTL (provisioned with it when the bucket is new). */
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),

@@ -118,6 +118,7 @@ export async function startRuntime(
       leaseTtlMs: config.AW_LEASE_TTL_MS,
       permissionTimeoutMs: config.AW_PERMISSION_TIMEOUT_MS,
       confirmTimeoutMs: config.AW_CONFIRM_TIMEOUT_MS,
+      brokerOutageMs: config.AW_BROKER_OUTAGE_MS,
       maxPromptBytes: config.AW_MAX_PROMPT_BYTES,
       ...(config.AW_TITLE_GENERATION === 'on' ? { title: titleOptions(config, bus) } : {}),
       residency: {

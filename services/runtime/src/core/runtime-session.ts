@@ -3,6 +3,7 @@ import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { AppendError } from './append-error.ts';
+import { BrokerUnavailableError } from './early-turn-end.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -245,6 +246,22 @@ export class RuntimeSession {
       throw new RuntimeError('no_active_turn', 'no turn is running');
     active.controller.abort();
     return { turnId: active.turnId, done: active.done };
+  }
+
+  /**
+   * The broker has been away for `stalledMs`, past the configured bound (issue 9): the
+   * running turn stops and, once its events can go out again, ends as `turn_error`
+   * (`broker_unavailable`), with what it left open settled. Nothing is dropped: the events
+   * already numbered are still published first, in order.
+   */
+  brokerUnavailable(stalledMs: number): void {
+    const active = this.#active;
+    if (active === undefined || active.ending || active.controller.signal.aborted) return;
+    this.#o.logger.warn(
+      { sessionId: this.sessionId, turnId: active.turnId, stalledMs },
+      'the broker stayed away past the outage bound: ending the turn',
+    );
+    active.controller.abort(new BrokerUnavailableError(stalledMs));
   }
 
   /** Answers a pending permission request (R1.4). */

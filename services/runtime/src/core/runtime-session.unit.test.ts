@@ -324,6 +324,33 @@ describe('a turn that ends early settles what it opened (issue 20)', () => {
     );
   });
 
+  it('stopped by a broker outage past its bound while a permission waits: it ends turn_error broker_unavailable, with the request settled (issue 9)', async () => {
+    const { session, events } = setup();
+    const admitted = await session.submit('[scenario:two_tools] read and write');
+    if (!admitted.ok || admitted.delivery !== 'startNow') throw new Error('not started');
+    await waitFor(events, 'permission_requested');
+    session.brokerUnavailable(16_000);
+    await expect(admitted.done).rejects.toThrow(/past the outage bound/);
+    const types = events.map((e) => e.type);
+    const denied = types.indexOf('permission_denied');
+    expect(types.slice(denied)).toEqual([
+      'permission_denied',
+      'tool_call_error',
+      'tool_batch_complete',
+      'turn_error',
+    ]);
+    expect(events[denied]?.payload).toMatchObject({ reason: 'interrupted' });
+    expect(events.at(-1)?.payload).toMatchObject({
+      turnPhase: 'broker',
+      error: { type: 'broker_unavailable', code: 'broker_unavailable', retryable: true },
+    });
+    expect(types).not.toContain('turn_complete');
+    // The session goes on: the next input runs its own turn.
+    const next = await session.submit('[scenario:streamed_text] hello again');
+    if (!next.ok || next.delivery !== 'startNow') throw new Error('not started');
+    expect((await next.done).status).toBe('complete');
+  });
+
   it('interrupted while the model streams: the step is saved with what it streamed, as interrupted and hidden from the model', async () => {
     const { session, events, writer } = setup();
     const ticket = session.prompt('[scenario:held_stream] think');

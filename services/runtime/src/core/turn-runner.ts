@@ -1,6 +1,7 @@
 import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import type { ToolDefinition } from '../tools/tool-definition.ts';
+import { BrokerUnavailableError } from './early-turn-end.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
@@ -86,6 +87,10 @@ export async function runTurn(
   const finish = async (
     resultType: 'success' | 'cancelled' | 'error_max_turns',
   ): Promise<TurnOutcome> => {
+    // Stopped by a broker outage past its bound: the caller seals it `turn_error` (issue 9).
+    if (resultType === 'cancelled' && spec.signal.reason instanceof BrokerUnavailableError) {
+      throw spec.signal.reason;
+    }
     await emitter.emit('turn_complete', turnId, traceId, {
       response,
       tokenCount: usage.totalTokens ?? 0,

@@ -58,11 +58,17 @@ export async function buildResidentSession(
   };
   const fenced = await fenceTransientSubjects(fenceContext, sessionId, facts);
   const window = new EventWindow(fenced.lastSequence);
+  const outageBoundMs = o.brokerOutageMs ?? 15_000;
+  let session: RuntimeSession | undefined;
   const publisher = new JetStreamPublisher({
     ...o,
     sessionId,
     fence: facts.fence,
     leases: ctx.leases,
+    // Past the bound, the running turn stops and ends `broker_unavailable` (issue 9).
+    onRetry: (stalledMs) => {
+      if (stalledMs >= outageBoundMs) session?.brokerUnavailable(stalledMs);
+    },
   });
   const appender = new EventAppender({
     sessionId,
@@ -79,7 +85,16 @@ export async function buildResidentSession(
   const emitter = new SessionEmitter(sessionId, appender, o.clock, o.ids);
   try {
     await announceResumed(fenceContext, emitter, facts);
-    return await wire(o, ctx, sessionId, facts, { window, publisher, writer, emitter }, fenced);
+    const parts = await wire(
+      o,
+      ctx,
+      sessionId,
+      facts,
+      { window, publisher, writer, emitter },
+      fenced,
+    );
+    session = parts.session;
+    return parts;
   } catch (err) {
     writer.close();
     throw err;

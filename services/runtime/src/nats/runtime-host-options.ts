@@ -39,6 +39,8 @@ export interface RuntimeHostOptions {
   readonly leaseTtlMs: number;
   readonly permissionTimeoutMs: number;
   readonly confirmTimeoutMs: number;
+  /** How long a turn waits out a broker outage before `broker_unavailable` (default 15 s). */
+  readonly brokerOutageMs?: number;
   readonly maxPromptBytes: number;
   /** Residency limits (R11.1, R16.6). */
   readonly residency: ResidencyOptions;
