@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type BusConnection, openTurns } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
+import { collapsedTypes, TWO_TOOLS_TURN_TYPES } from '@agentwire/engine/testing';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +12,6 @@ import {
   startRuntimeStack,
 } from '../services/runtime/src/testing/runtime-stack.ts';
 import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
-import {
-  collapsedTypes,
-  TWO_TOOLS_TURN_TYPES,
-} from '../services/runtime/src/testing/two-tools-turn.ts';
 
 let stack: RuntimeStack;
 let bus: BusConnection;

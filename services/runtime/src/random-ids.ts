@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import type { IdSource } from './core/ports.ts';
+import type { IdSource } from '@agentwire/engine';
 
 /**
  * Random bytes drawn from the CSPRNG a page at a time: one `randomBytes` call per id cost

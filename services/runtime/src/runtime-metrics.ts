@@ -1,11 +1,11 @@
 import { isTransientEventType, type SessionEvent } from '@agentwire/contracts';
 import type { EvictionReason } from '@agentwire/domain';
+import type { UsageRecorder } from '@agentwire/engine';
 import {
   createMetricsRegistry,
   type MetricsRegistry,
   secondsHistogram,
 } from '@agentwire/telemetry';
-import type { UsageRecorder } from './core/ports.ts';
 
 /** Metric names of the runtime (OpenTelemetry style; Prometheus adds `_total`). */
 export const RUNTIME_METRICS = {

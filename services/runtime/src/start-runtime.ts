@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { type BusConnection, connectBus, PublishPipeline, provision } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
+import type { UsageRecorder } from '@agentwire/engine';
 import {
   createOpenAiCompatibleProvider,
   createScriptedProvider,
@@ -10,7 +11,6 @@ import { createDatabase } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
 import { Kvm } from '@nats-io/kv';
 import type { RuntimeConfig } from './config.ts';
-import type { UsageRecorder } from './core/ports.ts';
 import { RuntimeHost, type RuntimeHostOptions } from './nats/runtime-host.ts';
 import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';

@@ -1,12 +1,16 @@
 import { purgeTurn } from '@agentwire/bus';
-import type { AppendError } from '../core/append-error.ts';
-import { EventAppender } from '../core/event-appender.ts';
-import { EventWindow } from '../core/event-window.ts';
-import { countUserTurns, historyFromTranscript } from '../core/history-from-transcript.ts';
-import { discardLeftoverInputs, reconcileOpenTurn } from '../core/reconcile-open-turn.ts';
-import { RuntimeSession } from '../core/runtime-session.ts';
-import { SessionEmitter } from '../core/session-emitter.ts';
-import type { ToolDefinition } from '../tools/tool-definition.ts';
+import {
+  type AppendError,
+  countUserTurns,
+  discardLeftoverInputs,
+  EventAppender,
+  EventWindow,
+  historyFromTranscript,
+  RuntimeSession,
+  reconcileOpenTurn,
+  SessionEmitter,
+  type ToolDefinition,
+} from '@agentwire/engine';
 import { CommandWriter } from './command-writer.ts';
 import {
   announceResumed,

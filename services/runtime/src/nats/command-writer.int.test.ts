@@ -6,10 +6,10 @@ import {
   type PersistenceConfirmation,
   parsePersistenceCommandOrThrow,
 } from '@agentwire/contracts';
+import { countingIds, RecordingLogger, steppingClock } from '@agentwire/engine/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { AckPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countingIds, RecordingLogger, steppingClock } from '../testing/fake-ports.ts';
 import { CommandWriter } from './command-writer.ts';
 
 let env: TestEnvironment;

@@ -11,17 +11,19 @@ import {
   type UserMessagePart,
 } from '@agentwire/contracts';
 import { replaceableTitleSources } from '@agentwire/domain';
-import { backoffMs } from '@agentwire/service';
-import type { JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { IdSource, RuntimeClock, RuntimeLogger } from '../core/ports.ts';
 import type {
   ConfirmedWrite,
+  IdSource,
+  RuntimeClock,
+  RuntimeLogger,
   SessionRecord,
   TranscriptWriter,
   UserMessageWrite,
   WriteContext,
-} from '../core/transcript-writer.ts';
+} from '@agentwire/engine';
+import { backoffMs } from '@agentwire/service';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 
 /** Options of {@link CommandWriter}. */
 export interface CommandWriterOptions {

@@ -5,10 +5,8 @@ import {
   type StreamPublisher,
 } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
+import { AppendError, RuntimeError, type SessionEmitter } from '@agentwire/engine';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { AppendError } from '../core/append-error.ts';
-import { RuntimeError } from '../core/runtime-error.ts';
-import type { SessionEmitter } from '../core/session-emitter.ts';
 import type { SessionFacts } from './session-loader.ts';
 
 /** What the takeover's fences need. */

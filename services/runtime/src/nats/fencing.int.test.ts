@@ -1,9 +1,9 @@
 import type { BusConnection } from '@agentwire/bus';
 import { decodeSessionEvent, names as namesOf, type SessionEvent } from '@agentwire/contracts';
+import { AppendError } from '@agentwire/engine';
 import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppendError } from '../core/append-error.ts';
 import type { StartedRuntime } from '../start-runtime.ts';
 import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 

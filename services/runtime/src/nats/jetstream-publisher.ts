@@ -7,9 +7,9 @@ import {
   type StreamPublisher,
 } from '@agentwire/bus';
 import type { Names, SessionEvent } from '@agentwire/contracts';
+import type { EventPublisher, PublishOutcome, RuntimeLogger } from '@agentwire/engine';
 import { backoffMs } from '@agentwire/service';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import type { EventPublisher, PublishOutcome, RuntimeLogger } from '../core/ports.ts';
 import type { LeaseManager } from './lease-manager.ts';
 
 /** Options of {@link JetStreamPublisher}. */

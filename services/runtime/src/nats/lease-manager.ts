@@ -1,9 +1,8 @@
+import { RuntimeError, type RuntimeLogger } from '@agentwire/engine';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
-import type { RuntimeLogger } from '../core/ports.ts';
-import { RuntimeError } from '../core/runtime-error.ts';
 import { type OwnerLiveness, pingOwner } from './owner-liveness.ts';
 
 /** The value kept under a session's key in the lease bucket (R13.1). */

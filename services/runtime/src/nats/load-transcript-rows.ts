@@ -1,6 +1,6 @@
+import type { TranscriptPart, TranscriptRow } from '@agentwire/engine';
 import { sql } from 'kysely';
 import { z } from 'zod';
-import type { TranscriptPart, TranscriptRow } from '../core/history-from-transcript.ts';
 import type { StoreDb } from './session-loader.ts';
 
 const CompactPart = z.tuple([

@@ -1,5 +1,5 @@
+import { RuntimeError } from '@agentwire/engine';
 import type { z } from 'zod';
-import { RuntimeError } from '../core/runtime-error.ts';
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 

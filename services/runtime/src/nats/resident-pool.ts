@@ -1,6 +1,6 @@
 import { isEvictable, planResidency, type ResidentSessionFacts } from '@agentwire/domain';
+import type { RuntimeClock, RuntimeLogger } from '@agentwire/engine';
 import type { Subscription } from '@nats-io/transport-node';
-import type { RuntimeClock, RuntimeLogger } from '../core/ports.ts';
 import type { ResidencyMetrics } from '../runtime-metrics.ts';
 import type { ResidentParts } from './build-resident-session.ts';
 import type { LeaseManager } from './lease-manager.ts';

@@ -1,20 +1,20 @@
 import type { StreamPublisher } from '@agentwire/bus';
 import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
-import type { ModelProvider } from '@agentwire/model';
-import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { KV } from '@nats-io/kv';
-import type { NatsConnection } from '@nats-io/transport-node';
 import type {
   IdSource,
   RuntimeClock,
   RuntimeLogger,
   SessionSink,
+  TitleGenerator,
+  ToolDefinition,
   UsageRecorder,
-} from '../core/ports.ts';
-import type { TitleGenerator } from '../core/title-job.ts';
+} from '@agentwire/engine';
+import type { ModelProvider } from '@agentwire/model';
+import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { ResidencyMetrics } from '../runtime-metrics.ts';
-import type { ToolDefinition } from '../tools/tool-definition.ts';
 import type { StoreDb } from './session-loader.ts';
 
 /** Dependencies and settings of `RuntimeHost`. */

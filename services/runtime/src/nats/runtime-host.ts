@@ -1,11 +1,13 @@
 import type { InputOp } from '@agentwire/contracts';
 import { isInputOp } from '@agentwire/contracts';
+import {
+  type AppendError,
+  RuntimeError,
+  type RuntimeSession,
+  type SessionEmitter,
+  type ToolDefinition,
+} from '@agentwire/engine';
 import type { Msg, Subscription } from '@nats-io/transport-node';
-import type { AppendError } from '../core/append-error.ts';
-import { RuntimeError } from '../core/runtime-error.ts';
-import type { RuntimeSession } from '../core/runtime-session.ts';
-import type { SessionEmitter } from '../core/session-emitter.ts';
-import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { buildResidentSession, type ResidentParts } from './build-resident-session.ts';
 import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';

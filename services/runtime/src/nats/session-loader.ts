@@ -1,11 +1,14 @@
 import { readSessionTip, type SessionFence } from '@agentwire/bus';
 import { decodeSessionEvent, type Names } from '@agentwire/contracts';
+import {
+  type RuntimeLogger,
+  type SessionStart,
+  type TranscriptRow,
+  type TurnScan,
+  TurnScanner,
+} from '@agentwire/engine';
 import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import type { TranscriptRow } from '../core/history-from-transcript.ts';
-import { type TurnScan, TurnScanner } from '../core/open-turn.ts';
-import type { RuntimeLogger } from '../core/ports.ts';
-import type { SessionStart } from '../core/runtime-session.ts';
 import { loadTranscriptRows } from './load-transcript-rows.ts';
 
 /** Database handle type of `@agentwire/store`. */

@@ -1,3 +1,4 @@
+import type { RuntimeErrorCode } from '@agentwire/contracts';
 import {
   type InputOp,
   PromptRequest,
@@ -5,10 +6,7 @@ import {
   ReorderInputsRequest,
   type SteerRejectReason,
 } from '@agentwire/contracts';
-import { AppendError } from '../core/append-error.ts';
-import type { Admission } from '../core/input-dispatcher.ts';
-import { RuntimeError, type RuntimeErrorCode } from '../core/runtime-error.ts';
-import type { RuntimeSession } from '../core/runtime-session.ts';
+import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
 import { parseRequest } from './request-body.ts';
 import {
   AnswerPermissionRequest,

@@ -5,10 +5,10 @@ import {
   recordSessionMessages,
 } from '@agentwire/bus/testing';
 import { type Names, names as namesOf } from '@agentwire/contracts';
+import type { TurnOutcome } from '@agentwire/engine';
 import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TurnOutcome } from '../core/turn-runner.ts';
 import type { StartedRuntime } from '../start-runtime.ts';
 import { startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
 

@@ -1,6 +1,6 @@
 import { type Names, TitleReply, type TitleRequest } from '@agentwire/contracts';
+import type { TitleGenerator, TitleGeneratorResult } from '@agentwire/engine';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { TitleGenerator, TitleGeneratorResult } from '../core/title-job.ts';
 
 /** Options of {@link NatsTitleGenerator}. */
 export interface NatsTitleGeneratorOptions {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
+import { type ToolDefinition, ToolError, type ToolOutput } from '@agentwire/engine';
 import { z } from 'zod';
-import { type ToolDefinition, ToolError, type ToolOutput } from './tool-definition.ts';
 import { cappedOutput, parseToolInput } from './tool-output.ts';
 
 /** Options of {@link runCommandTool}. */

@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ToolDefinition } from '@agentwire/engine';
 import { loadConfig } from '@agentwire/service';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RuntimeConfig } from '../config.ts';
-import type { ToolDefinition } from './tool-definition.ts';
 import { createWorkspaceTools } from './workspace-tools.ts';
 
 let root: string;

@@ -1,5 +1,5 @@
+import { ToolError, type ToolOutput } from '@agentwire/engine';
 import type { z } from 'zod';
-import { ToolError, type ToolOutput } from './tool-definition.ts';
 
 /** Parses a tool's input; a mismatch is an `invalid_input` tool error naming each field. */
 export function parseToolInput<T>(schema: z.ZodType<T>, input: unknown, tool: string): T {

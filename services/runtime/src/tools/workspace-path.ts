@@ -1,6 +1,6 @@
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { ToolError } from './tool-definition.ts';
+import { ToolError } from '@agentwire/engine';
 
 /** A path inside the workspace with every symbolic link resolved. */
 export interface WorkspacePath {

@@ -1,9 +1,9 @@
 import { constants } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { type ToolDefinition, ToolError } from '@agentwire/engine';
 import { z } from 'zod';
 import { runCommandTool } from './run-command.ts';
-import { type ToolDefinition, ToolError } from './tool-definition.ts';
 import { DEFAULT_TOOL_ENV_ALLOW, toolEnvironment } from './tool-environment.ts';
 import { cappedOutput, parseToolInput } from './tool-output.ts';
 import { resolveInWorkspace } from './workspace-path.ts';

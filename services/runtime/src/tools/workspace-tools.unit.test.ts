@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { ToolDefinition } from '@agentwire/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolDefinition } from './tool-definition.ts';
 import { createWorkspaceTools } from './workspace-tools.ts';
 
 let base: string;

@@ -1,10 +1,10 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { createScriptedProvider } from '@agentwire/model';
-import { EventAppender } from '../core/event-appender.ts';
-import { EventWindow } from '../core/event-window.ts';
-import { RuntimeSession, type RuntimeSessionOptions } from '../core/runtime-session.ts';
-import { SessionEmitter } from '../core/session-emitter.ts';
-import { createWorkspaceTools } from '../tools/workspace-tools.ts';
+import { EventAppender } from '../kernel/event-appender.ts';
+import { EventWindow } from '../kernel/event-window.ts';
+import { RuntimeSession, type RuntimeSessionOptions } from '../kernel/runtime-session.ts';
+import { SessionEmitter } from '../kernel/session-emitter.ts';
+import type { ToolDefinition } from '../kernel/tool-definition.ts';
 import {
   countingIds,
   RecordingLogger,
@@ -12,11 +12,18 @@ import {
   RecordingWriter,
   steppingClock,
 } from './fake-ports.ts';
+import { memoryTools } from './memory-tools.ts';
 
-/** Options of {@link createSessionHarness}: the workspace, and any session option to override. */
-export type SessionHarnessOptions = { readonly root: string } & Partial<
-  Omit<RuntimeSessionOptions, 'emitter' | 'writer' | 'clock' | 'ids' | 'logger'>
-> & { readonly writer?: RecordingWriter };
+/**
+ * Options of {@link createSessionHarness}: the tools (default {@link memoryTools}) and their
+ * root, and any session option to override.
+ */
+export type SessionHarnessOptions = {
+  readonly root?: string;
+  readonly toolSet?: readonly ToolDefinition[];
+} & Partial<Omit<RuntimeSessionOptions, 'emitter' | 'writer' | 'clock' | 'ids' | 'logger'>> & {
+    readonly writer?: RecordingWriter;
+  };
 
 /** A session of `s1` over recording fakes, with every appended event collected. */
 export interface SessionHarness {
@@ -29,12 +36,17 @@ export interface SessionHarness {
 }
 
 /**
- * A fresh {@link RuntimeSession} for unit tests: the scripted model, the workspace tools
- * confined to `root`, counting ids, a stepping clock, recording publisher, writer and
+ * A fresh {@link RuntimeSession} for unit tests: the scripted model, the given tools (or
+ * in-memory ones), counting ids, a stepping clock, recording publisher, writer and
  * logger, a 5 s permission timeout and an empty, unpersisted start; `options` override.
  */
 export function createSessionHarness(options: SessionHarnessOptions): SessionHarness {
-  const { root, writer = new RecordingWriter(), ...overrides } = options;
+  const {
+    root = '/workspace',
+    toolSet = memoryTools(),
+    writer = new RecordingWriter(),
+    ...overrides
+  } = options;
   const ids = countingIds();
   const clock = steppingClock();
   const logger = new RecordingLogger();
@@ -54,7 +66,7 @@ export function createSessionHarness(options: SessionHarnessOptions): SessionHar
     emitter: new SessionEmitter('s1', appender, clock, ids),
     writer,
     model: createScriptedProvider(),
-    tools: new Map(createWorkspaceTools({ root }).map((t) => [t.name, t])),
+    tools: new Map(toolSet.map((t) => [t.name, t])),
     clock,
     ids,
     logger,

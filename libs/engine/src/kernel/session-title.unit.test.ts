@@ -1,18 +1,9 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { SessionEvent } from '@agentwire/contracts';
 import { waitUntil } from '@agentwire/testing';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RecordingWriter } from '../testing/fake-ports.ts';
 import { FakeTitles, titleReply } from '../testing/fake-titles.ts';
 import { createSessionHarness } from '../testing/session-harness.ts';
-
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'aw-title-'));
-  await writeFile(path.join(root, 'README.md'), '# demo\n');
-});
 
 const quickly = { timeoutMs: 2_000, intervalMs: 2 } as const;
 const INPUT = 'please fix the flaky build on main';
@@ -23,7 +14,6 @@ function setup() {
   titles.result = { kind: 'reply', reply: titleReply() };
   const writer = new RecordingWriter();
   const harness = createSessionHarness({
-    root,
     writer,
     titleGeneration: {},
     titleGenerator: titles,

@@ -11,8 +11,8 @@ import type {
   PublishOutcome,
   RuntimeClock,
   RuntimeLogger,
-} from '../core/ports.ts';
-import type { ConfirmedWrite, TranscriptWriter } from '../core/transcript-writer.ts';
+} from '../kernel/ports.ts';
+import type { ConfirmedWrite, TranscriptWriter } from '../kernel/transcript-writer.ts';
 
 /** A publisher that records what it publishes and can be told to fence or fail. */
 export class RecordingPublisher implements EventPublisher {

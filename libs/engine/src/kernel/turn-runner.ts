@@ -1,11 +1,11 @@
 import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
-import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import type { ToolDefinition } from './tool-definition.ts';
 import { runToolBatch } from './tool-executor.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 

@@ -4,7 +4,6 @@ import type { RuntimeErrorCode } from '@agentwire/contracts';
  * Stable codes of the runtime's typed errors (answered on `aw.rt.*` as `{ ok: false, error }`):
  * the contracts' `RuntimeErrorCode`, the one list frontends switch on.
  */
-export type { RuntimeErrorCode };
 
 /** A failure the caller of an operation should see, with a stable code (STYLE.md). */
 export class RuntimeError extends Error {

@@ -1,13 +1,16 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import {
+  collapsedTypes,
+  createSessionHarness,
+  RecordingWriter,
+  TWO_TOOLS_TURN_TYPES,
+} from '@agentwire/engine/testing';
 import { TWO_TOOLS_WRITTEN } from '@agentwire/model';
 import { waitUntil } from '@agentwire/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { RecordingWriter } from '../testing/fake-ports.ts';
-import { createSessionHarness } from '../testing/session-harness.ts';
-import { collapsedTypes, TWO_TOOLS_TURN_TYPES } from '../testing/two-tools-turn.ts';
-import { createWorkspaceTools } from '../tools/workspace-tools.ts';
+import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
 let root: string;
 beforeEach(async () => {
@@ -25,6 +28,7 @@ function setup(
     };
   }
   const { session, appender, events, publisher } = createSessionHarness({
+    toolSet: createWorkspaceTools({ root }),
     root,
     writer,
     permissionTimeoutMs: options.permissionTimeoutMs ?? 5_000,
@@ -375,7 +379,11 @@ describe('a turn that ends early settles what it opened (issue 20)', () => {
         throw new Error('commands stream unavailable');
       return save(part, ctx);
     };
-    const { session, events } = createSessionHarness({ root, writer });
+    const { session, events } = createSessionHarness({
+      toolSet: createWorkspaceTools({ root }),
+      root,
+      writer,
+    });
     await expect(session.prompt('[scenario:two_tools] go').done).rejects.toThrow();
     const types = events.map((e) => e.type);
     const scheduled = types.indexOf('tool_call_scheduled');

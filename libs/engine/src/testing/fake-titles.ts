@@ -1,5 +1,5 @@
 import type { TitleReply } from '@agentwire/contracts';
-import type { TitleGenerator, TitleGeneratorResult } from '../core/title-job.ts';
+import type { TitleGenerator, TitleGeneratorResult } from '../kernel/title-job.ts';
 
 /**
  * A title sidecar for unit tests: records each request and answers `result` once

@@ -8,11 +8,11 @@ import {
   type ToolState,
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelToolCall } from '@agentwire/model';
-import { type ToolDefinition, ToolError, type ToolOutput } from '../tools/tool-definition.ts';
 import { INTERRUPTED } from './early-turn-end.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import { type ToolDefinition, ToolError, type ToolOutput } from './tool-definition.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
 /** The part id of a tool call: derivable from its scheduled event, so recovery can find it. */

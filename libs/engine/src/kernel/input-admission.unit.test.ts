@@ -1,21 +1,11 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { SessionEvent } from '@agentwire/contracts';
 import { waitUntil } from '@agentwire/testing';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeTitles, titleReply as reply } from '../testing/fake-titles.ts';
 import { createSessionHarness, type SessionHarnessOptions } from '../testing/session-harness.ts';
 
-let root: string;
-beforeEach(async () => {
-  root = await mkdtemp(path.join(tmpdir(), 'aw-adm-'));
-  await writeFile(path.join(root, 'README.md'), '# demo\n');
-});
-
-function setup(extra: Omit<SessionHarnessOptions, 'root'> = {}) {
+function setup(extra: SessionHarnessOptions = {}) {
   const { session, events, writer, logger } = createSessionHarness({
-    root,
     maxInputBytes: 1_000,
     ...extra,
   });

@@ -1,7 +1,6 @@
 import type { ModelSelection, TitleSource } from '@agentwire/contracts';
 import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
-import type { ToolDefinition } from '../tools/tool-definition.ts';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
 import {
@@ -20,6 +19,7 @@ import { sealFailedTurn } from './seal-failed-turn.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import { SessionTitle } from './session-title.ts';
 import type { TitleGenerator } from './title-job.ts';
+import type { ToolDefinition } from './tool-definition.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';

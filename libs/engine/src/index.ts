@@ -1,0 +1,35 @@
+// The session engine (docs/decisions/0151): the kernel the runtime wires to NATS and Postgres.
+export { AppendError } from './kernel/append-error.ts';
+export { EventAppender } from './kernel/event-appender.ts';
+export { EventWindow } from './kernel/event-window.ts';
+export {
+  countUserTurns,
+  historyFromTranscript,
+  type TranscriptPart,
+  type TranscriptRow,
+} from './kernel/history-from-transcript.ts';
+export type { Admission } from './kernel/input-dispatcher.ts';
+export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
+export type {
+  EventPublisher,
+  IdSource,
+  PublishOutcome,
+  RuntimeClock,
+  RuntimeLogger,
+  SessionSink,
+  UsageRecorder,
+} from './kernel/ports.ts';
+export { discardLeftoverInputs, reconcileOpenTurn } from './kernel/reconcile-open-turn.ts';
+export { RuntimeError } from './kernel/runtime-error.ts';
+export { RuntimeSession, type SessionStart } from './kernel/runtime-session.ts';
+export { SessionEmitter } from './kernel/session-emitter.ts';
+export type { TitleGenerator, TitleGeneratorResult } from './kernel/title-job.ts';
+export { type ToolDefinition, ToolError, type ToolOutput } from './kernel/tool-definition.ts';
+export type {
+  ConfirmedWrite,
+  SessionRecord,
+  TranscriptWriter,
+  UserMessageWrite,
+  WriteContext,
+} from './kernel/transcript-writer.ts';
+export type { TurnOutcome } from './kernel/turn-runner.ts';
