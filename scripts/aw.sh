@@ -12,7 +12,11 @@ case "$task" in
   test)      exec vitest run "$@" ;;
   test:unit) exec vitest run --project unit "$@" ;;
   test:int)  exec vitest run --project int "$@" ;;
-  lint)      exec biome check "$@" . ;;
+  # Style (biome), then knip (knip.json, docs/decisions/0152): no unused file, dependency or
+  # export, no undeclared dependency; then, production code only, no export that only tests
+  # import (an export kept for its tests says so with `@internal`).
+  lint)      biome check "$@" . && knip --no-progress --no-config-hints \
+               && exec knip --no-progress --no-config-hints --production --include exports,types ;;
   format)    exec biome format --write "$@" . ;;
   typecheck) exec tsc -p tsconfig.json --noEmit "$@" ;;
   bench)     exec node bench/src/main.ts "$@" ;;

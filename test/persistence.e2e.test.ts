@@ -7,7 +7,8 @@ import {
   type WorkItem,
   waitForConsumersIdle,
 } from '@agentwire/persistence-worker';
-import { canonicalDump, createDatabase } from '@agentwire/store';
+import { createDatabase } from '@agentwire/store';
+import { canonicalDump } from '@agentwire/store/testing';
 import {
   createTestEnvironment,
   postgresRestartSupport,

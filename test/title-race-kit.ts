@@ -34,7 +34,7 @@ export function titleErrors(events: readonly SessionEvent[]): SessionEvent[] {
 }
 
 /** Ids of the sessions whose title job the runtimes logged as settled. */
-export function settledTitleJobs(stack: RuntimeStack): Set<string> {
+function settledTitleJobs(stack: RuntimeStack): Set<string> {
   const settled = new Set<string>();
   for (const proc of stack.runtimes.values()) {
     for (const line of proc.lines) {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { type Figure, type StoredFigure, storedFigure } from './figure.ts';
 
 /** Where the latest figures are kept (git-ignored). */
-export const RESULTS_PATH = new URL('../results/latest.json', import.meta.url);
+const RESULTS_PATH = new URL('../results/latest.json', import.meta.url);
 
 async function readExisting(): Promise<Record<string, StoredFigure>> {
   try {

@@ -18,7 +18,7 @@ export interface ResolvedPostgres {
 }
 
 /** Thrown when the embedded Postgres cannot be set up or started. */
-export class EmbeddedPostgresError extends Error {
+class EmbeddedPostgresError extends Error {
   override readonly name = 'EmbeddedPostgresError';
   readonly code = 'AW_START_EMBEDDED_POSTGRES';
 }
@@ -27,7 +27,7 @@ const DATABASE = 'agentwire';
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
 
 /** Whether Postgres answers at `url`'s server (its `postgres` database). */
-export async function postgresAnswers(url: string): Promise<boolean> {
+async function postgresAnswers(url: string): Promise<boolean> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({

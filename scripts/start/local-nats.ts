@@ -19,7 +19,7 @@ export class NatsServerMissingError extends Error {
 }
 
 /** Whether a NATS server answers at `url` (one attempt, no reconnect). */
-export async function natsAnswers(url: string): Promise<boolean> {
+async function natsAnswers(url: string): Promise<boolean> {
   try {
     const nc = await connect({ servers: url, reconnect: false, timeout: 2_000 });
     await nc.close();

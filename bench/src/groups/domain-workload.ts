@@ -1,4 +1,5 @@
-import { type EventType, type SessionEvent, sampleEventPayloads } from '@agentwire/contracts';
+import type { EventType, SessionEvent } from '@agentwire/contracts';
+import { sampleEventPayloads } from '@agentwire/contracts/testing';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 

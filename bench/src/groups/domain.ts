@@ -1,4 +1,5 @@
-import { type SessionEvent, sampleEventPayloads } from '@agentwire/contracts';
+import type { SessionEvent } from '@agentwire/contracts';
+import { sampleEventPayloads } from '@agentwire/contracts/testing';
 import { InMemorySessionEventStore, initialProjection, reduce } from '@agentwire/domain';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';

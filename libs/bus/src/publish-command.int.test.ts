@@ -1,9 +1,5 @@
-import {
-  decodePersistenceCommand,
-  HEADERS,
-  names,
-  samplePersistenceCommands,
-} from '@agentwire/contracts';
+import { decodePersistenceCommand, HEADERS, names } from '@agentwire/contracts';
+import { samplePersistenceCommands } from '@agentwire/contracts/testing';
 import type { TestEnvironment } from '@agentwire/testing';
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';

@@ -4,7 +4,7 @@
  * This list is the project's vocabulary: payload schemas, the reducer's handler table and
  * the subject routing are all keyed by it.
  */
-export const EVENT_TYPES_BY_CATEGORY = {
+const EVENT_TYPES_BY_CATEGORY = {
   session: [
     'session_created',
     'session_resumed',
@@ -101,6 +101,9 @@ export const EVENT_TYPES: readonly EventType[] = Object.values(EVENT_TYPES_BY_CA
  * The four token-frequency types of R3.3: numbered and delivered live like any event, but
  * evicted from the store once their turn is sealed and superseded (R3.4, R3.5). On the bus
  * they travel on the turn's `tx` subject so that eviction is a subject purge.
+
+ *
+ * @internal Exported for its tests.
  */
 export const TRANSIENT_EVENT_TYPES = [
   'model_streaming',
@@ -120,7 +123,7 @@ export function isTransientEventType(type: string): type is TransientEventType {
 }
 
 /** The seven durable types of R6, written into session entries and the input ledger. */
-export const DURABLE_EVENT_TYPES = [
+const DURABLE_EVENT_TYPES = [
   'checkpoint_created',
   'rewind_triggered',
   'user_input_auto_resolution_updated',

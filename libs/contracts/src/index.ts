@@ -1,49 +1,120 @@
-export * from './create-event.ts';
-export * from './event-parse-error.ts';
-export * from './event-payloads.ts';
-export * from './event-types.ts';
-export * from './issues.ts';
-export * from './ledger.ts';
-export * from './messages/message.ts';
-export * from './messages/message-semantics.ts';
-export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
-export * from './parse-session-event.ts';
-export * from './parts/part.ts';
-export * from './parts/part-base.ts';
-export * from './parts/parts.ts';
-export * from './parts/timeline-part.ts';
-export * from './parts/tool-name.ts';
-export * from './parts/tool-part.ts';
-export * from './parts/tool-part-status.ts';
-export * from './payloads/background.ts';
-export * from './payloads/common.ts';
-export * from './payloads/compaction.ts';
-export * from './payloads/control.ts';
-export * from './payloads/hooks.ts';
-export * from './payloads/input-queue.ts';
-export * from './payloads/messages.ts';
-export * from './payloads/model.ts';
-export * from './payloads/permission.ts';
-export * from './payloads/rewind-checkpoint.ts';
-export * from './payloads/session.ts';
-export * from './payloads/subagent.ts';
-export * from './payloads/target.ts';
-export * from './payloads/tools.ts';
-export * from './payloads/turn.ts';
-export * from './persistence/command-version.ts';
-export * from './persistence/parse-persistence-command.ts';
-export * from './persistence/persistence-command.ts';
-export * from './persistence/persistence-command-parse-error.ts';
-export * from './persistence/persistence-confirmation.ts';
-export * from './ports/session-event-store.ts';
-export * from './ports/session-store-port.ts';
-export * from './projection.ts';
-export * from './runtime-protocol.ts';
-export * from './session-entry.ts';
-export * from './session-event.ts';
-export * from './session-record.ts';
-export * from './subjects.ts';
-export * from './testing/sample-records.ts';
 /** Test helpers: a valid sample payload and event for every type. */
-export * from './testing/samples.ts';
-export * from './title-protocol.ts';
+export { createEvent } from './create-event.ts';
+export type { EventPayload, EventPayloadMap } from './event-payloads.ts';
+export {
+  type DurableEventType,
+  EVENT_TYPES,
+  type EventType,
+  isDurableEventType,
+  isEventType,
+  isTransientEventType,
+} from './event-types.ts';
+export { isTerminalLedgerStatus, LedgerStatus } from './ledger.ts';
+export { AssistantMessage, Message, MessageTokens, UserMessage } from './messages/message.ts';
+export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
+export {
+  decodeSessionEvent,
+  parseSessionEvent,
+  parseSessionEventOrThrow,
+} from './parse-session-event.ts';
+export { Part } from './parts/part.ts';
+export { TimelinePart } from './parts/timeline-part.ts';
+export { normalizeToolName } from './parts/tool-name.ts';
+export {
+  TOOL_COMPLETION_SCHEMA_VERSION,
+  ToolCompletionMetadata,
+  ToolPart,
+  ToolState,
+} from './parts/tool-part.ts';
+export { BackgroundTaskUpdatedPayload } from './payloads/background.ts';
+export {
+  contextTokensOf,
+  ErrorPayload,
+  JsonValue,
+  ModelSelection,
+  ModelUsage,
+  TitleSource,
+} from './payloads/common.ts';
+export { SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';
+export {
+  ModelCompletePayload,
+  ModelRequestMessage,
+  ModelStreamingPayload,
+} from './payloads/model.ts';
+export { PermissionDecision, RiskLevel } from './payloads/permission.ts';
+export { EarlyTurnEnd } from './payloads/turn.ts';
+export { nextCommandVersion } from './persistence/command-version.ts';
+export {
+  decodePersistenceCommand,
+  parsePersistenceCommandOrThrow,
+} from './persistence/parse-persistence-command.ts';
+export {
+  EnsureSessionCommand,
+  type PersistenceCommand,
+  type PersistenceCommandKind,
+  type PersistenceCommandOf,
+  SavePartCommand,
+  UserMessagePart,
+} from './persistence/persistence-command.ts';
+export {
+  PersistenceConfirmation,
+  PersistenceOutcome,
+} from './persistence/persistence-confirmation.ts';
+export type { SessionEventStore } from './ports/session-event-store.ts';
+export {
+  ActiveToolCall,
+  ActiveToolCallStatus,
+  BackgroundTaskState,
+  DEFAULT_CONTEXT_WINDOW,
+  PendingPermission,
+  PendingSteerInput,
+  SessionProjection,
+} from './projection.ts';
+export {
+  AckReply,
+  AnswerPermissionRequest,
+  CreateReply,
+  EmptyRequest,
+  ErrorReply,
+  type InputOp,
+  InterruptReply,
+  isInputOp,
+  isQueuedPromptReply,
+  isRuntimeOp,
+  OpenReply,
+  OpenRequest,
+  ProjectionGetReply,
+  ProjectionGetRequest,
+  PromptReply,
+  PromptRequest,
+  RemoveInputRequest,
+  RenameReply,
+  RenameRequest,
+  ReorderInputsRequest,
+  RuntimeErrorCode,
+  type RuntimeOp,
+} from './runtime-protocol.ts';
+export {
+  type SessionEvent,
+  type SessionEventOf,
+  SessionId,
+  SUBJECT_TOKEN_PATTERN,
+  withSequenceNumber,
+} from './session-event.ts';
+export { DEFAULT_PREFIX, HEADERS, type Names, names } from './subjects.ts';
+export {
+  cutTitleInput,
+  TITLE_INPUT_MAX_CHARS,
+  TITLE_QUEUE_GROUP,
+  TITLE_STORE_RETRY_DEFAULT_MS,
+  TITLE_SYSTEM_PROMPT,
+  TITLE_TIMEOUT_DEFAULT_MS,
+  TitleCompletion,
+  TitleDropReason,
+  TitleError,
+  TitleModel,
+  TitleReply,
+  TitleRequest,
+  titleModelMessages,
+  titleOutputLimit,
+} from './title-protocol.ts';

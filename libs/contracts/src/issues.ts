@@ -11,7 +11,7 @@ export interface ContractIssue {
 }
 
 /** Formats a zod path as `a.b[0].c`; the empty path reads `(root)`. */
-export function formatPath(path: readonly PropertyKey[]): string {
+function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;

@@ -12,12 +12,12 @@ export type ParseSessionEventResult =
   | { readonly ok: false; readonly error: EventParseError };
 
 /** The outcome of parsing one payload. */
-export type ParseEventPayloadResult<T extends EventType> =
+type ParseEventPayloadResult<T extends EventType> =
   | { readonly ok: true; readonly payload: EventPayload<T> }
   | { readonly ok: false; readonly error: EventParseError };
 
 /** Checks `payload` against the schema of `type` (R4.1); unknown keys are stripped. */
-export function parseEventPayload<T extends EventType>(
+function parseEventPayload<T extends EventType>(
   type: T,
   payload: unknown,
 ): ParseEventPayloadResult<T> {
@@ -107,7 +107,11 @@ export function decodeSessionEvent(bytes: Uint8Array): ParseSessionEventResult {
   return parseSessionEvent(value);
 }
 
-/** Encodes an event as UTF-8 JSON bytes, the inverse of {@link decodeSessionEvent}. */
+/**
+ * Encodes an event as UTF-8 JSON bytes, the inverse of {@link decodeSessionEvent}.
+ *
+ * @internal Exported for its tests.
+ */
 export function encodeSessionEvent(event: SessionEvent): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(event));
 }

@@ -33,9 +33,7 @@ import {
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 /** Session status (R16.3). */
-export const SessionStatus = z.enum(['idle', 'running', 'waiting', 'paused', 'completed', 'error']);
-/** Session status (R16.3). */
-export type SessionStatus = z.infer<typeof SessionStatus>;
+const SessionStatus = z.enum(['idle', 'running', 'waiting', 'paused', 'completed', 'error']);
 
 /** A permission request awaiting an answer (R16.3 `pendingPermissions`). */
 export const PendingPermission = z.object({
@@ -99,50 +97,38 @@ export const BackgroundTaskState = z.object({
 export type BackgroundTaskState = z.infer<typeof BackgroundTaskState>;
 
 /** The last turn error (R16.3 `lastError`). */
-export const LastError = z.object({
+const LastError = z.object({
   error: ErrorPayload,
   turnId: z.string().nullable(),
   turnPhase: z.string().optional(),
   at: EpochMs,
 });
-/** The last turn error. */
-export type LastError = z.infer<typeof LastError>;
 
 /** The last compaction (R16.3 `lastCompact`), from `compact_boundary` or `session_compacted`. */
-export const LastCompact = z.object({
+const LastCompact = z.object({
   boundaryId: z.string().nullable(),
   trigger: CompactTrigger.nullable(),
   preCompactTokenCount: Count.nullable(),
   postCompactTokenCount: Count.nullable(),
   at: EpochMs,
 });
-/** The last compaction. */
-export type LastCompact = z.infer<typeof LastCompact>;
 
 /** The last checkpoint (R16.3 `lastCheckpoint`). */
-export const LastCheckpoint = CheckpointCreatedPayload.extend({ at: EpochMs });
-/** The last checkpoint. */
-export type LastCheckpoint = z.infer<typeof LastCheckpoint>;
+const LastCheckpoint = CheckpointCreatedPayload.extend({ at: EpochMs });
 
 /** The last rewind (R16.3 `lastRewind`). */
-export const LastRewind = RewindTriggeredPayload.extend({ at: EpochMs });
-/** The last rewind. */
-export type LastRewind = z.infer<typeof LastRewind>;
+const LastRewind = RewindTriggeredPayload.extend({ at: EpochMs });
 
 /** The last stream recovery anchor (R16.3 `lastStreamRecoveryAnchor`). */
-export const LastStreamRecoveryAnchor = StreamRecoveryAnchorCreatedPayload.extend({ at: EpochMs });
-/** The last stream recovery anchor. */
-export type LastStreamRecoveryAnchor = z.infer<typeof LastStreamRecoveryAnchor>;
+const LastStreamRecoveryAnchor = StreamRecoveryAnchorCreatedPayload.extend({ at: EpochMs });
 
 /** One step of a goal-completion verification (R16.3 `targetCompletionVerificationTimeline`). */
-export const TargetVerificationTimelineEntry = z.object({
+const TargetVerificationTimelineEntry = z.object({
   targetId: z.string(),
   status: TargetCompletionVerificationPayload.shape.status,
   verificationId: z.string(),
   updatedAt: EpochMs,
 });
-/** One step of a goal-completion verification. */
-export type TargetVerificationTimelineEntry = z.infer<typeof TargetVerificationTimelineEntry>;
 
 /**
  * The session projection (R10.2, R16.3). `lastSequenceNumber` is ours: the number of the

@@ -52,7 +52,7 @@ export const EmptyRequest = z.strictObject({ wait: z.boolean().optional() });
 export type EmptyRequest = z.infer<typeof EmptyRequest>;
 
 /** The operations answered on `aw.rt.<sid>.<op>`. */
-export const RUNTIME_OPS = [
+const RUNTIME_OPS = [
   'create',
   'prompt',
   'interrupt',
@@ -119,13 +119,11 @@ export type RuntimeErrorCode = z.infer<typeof RuntimeErrorCode>;
  * with any other code fails this schema (a client reports it as an invalid reply), so a
  * runtime adding a code must add it here first (docs/decisions/0090).
  */
-export const RuntimeErrorBody = z.object({
+const RuntimeErrorBody = z.object({
   code: RuntimeErrorCode,
   message: z.string(),
   detail: z.record(z.string(), z.unknown()).optional(),
 });
-/** The body of a typed error reply. */
-export type RuntimeErrorBody = z.infer<typeof RuntimeErrorBody>;
 
 /** A typed error reply: `{ ok: false, error: { code, message, detail? } }`. */
 export const ErrorReply = z.object({ ok: z.literal(false), error: RuntimeErrorBody });
@@ -156,7 +154,7 @@ export type CreateReply = z.infer<typeof CreateReply>;
  * Reply of a `prompt` that started a turn: at once with the new turn's id, or with `wait` once the turn ended
  * (`status`, `response`, `error` on failure).
  */
-export const StartedPromptReply = z.object({
+const StartedPromptReply = z.object({
   ok: z.literal(true),
   sessionId: SessionId,
   turnId: z.string(),
@@ -164,8 +162,6 @@ export const StartedPromptReply = z.object({
   response: z.string().optional(),
   error: ErrorPayload.optional(),
 });
-/** Reply of a `prompt` that started a turn. */
-export type StartedPromptReply = z.infer<typeof StartedPromptReply>;
 
 /** Reply of `interrupt`: the turn that was asked to stop. */
 export const InterruptReply = z.object({ ok: z.literal(true), turnId: z.string() });
@@ -254,7 +250,7 @@ export const ReorderInputsRequest = z.strictObject({
 export type ReorderInputsRequest = z.infer<typeof ReorderInputsRequest>;
 
 /** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
-export const INPUT_OPS = ['remove_input', 'reorder_inputs'] as const;
+const INPUT_OPS = ['remove_input', 'reorder_inputs'] as const;
 /** One input operation name. */
 export type InputOp = (typeof INPUT_OPS)[number];
 

@@ -14,11 +14,9 @@ export const SessionId = z
 export type SessionId = z.infer<typeof SessionId>;
 
 /** A turn id: a subject token too, since transient events travel on `tx.<turnId>`. */
-export const TurnId = z
+const TurnId = z
   .string()
   .regex(SUBJECT_TOKEN_PATTERN, 'must be letters, digits, "-" or "_" (a subject token)');
-/** A turn id. */
-export type TurnId = z.infer<typeof TurnId>;
 
 /** A W3C trace id: 32 lowercase hex digits, not all zero. */
 export const TraceId = z

@@ -44,7 +44,7 @@ export interface Names {
 const TOKEN = /^[A-Za-z0-9_-]+$/;
 
 /** Throws when `value` cannot be one token of a NATS subject. */
-export function assertSubjectToken(what: string, value: string): void {
+function assertSubjectToken(what: string, value: string): void {
   if (!TOKEN.test(value)) {
     throw new TypeError(
       `${what} must be a non-empty subject token of letters, digits, '-' or '_': ${JSON.stringify(value)}`,

@@ -12,7 +12,7 @@ import { SessionId } from './session-event.ts';
 export const TITLE_INPUT_MAX_CHARS = 1200;
 
 /** Upper bound of the title request's output limit: min(5000, model limit) (R9.6). */
-export const TITLE_OUTPUT_LIMIT_MAX = 5000;
+const TITLE_OUTPUT_LIMIT_MAX = 5000;
 
 /** Default model timeout of a title request, in milliseconds (R9.6, R16.5: configurable). */
 export const TITLE_TIMEOUT_DEFAULT_MS = 60_000;
@@ -137,7 +137,7 @@ export type TitleCompletion = z.infer<typeof TitleCompletion>;
  * `model_timeout` and `model_error` come from the model call, `store_error` from Postgres.
  * Nothing is written on any of them.
  */
-export const TitleErrorCode = z.enum([
+const TitleErrorCode = z.enum([
   'invalid_json',
   'invalid_request',
   'payload_too_large',
@@ -147,8 +147,6 @@ export const TitleErrorCode = z.enum([
   'model_error',
   'store_error',
 ]);
-/** Code of a failed title request. */
-export type TitleErrorCode = z.infer<typeof TitleErrorCode>;
 
 /** A failed title request: what went wrong, and whether sending it again may help. */
 export const TitleError = z.object({

@@ -1,7 +1,7 @@
 import { collapseWhitespace, truncateWithEllipsis } from './text.ts';
 
 /** Longest generated title kept as is, in code points (R9.8, R16.5). */
-export const GENERATED_TITLE_MAX = 100;
+const GENERATED_TITLE_MAX = 100;
 
 /** A title model's reply, as the title sidecar received it. */
 export interface TitleReply {
@@ -11,7 +11,7 @@ export interface TitleReply {
 }
 
 /** Why a reply gave no title. */
-export type CleanTitleFailure = 'tool_calls' | 'empty' | 'no_meaningful_characters';
+type CleanTitleFailure = 'tool_calls' | 'empty' | 'no_meaningful_characters';
 
 /** Outcome of {@link cleanTitle}. */
 export type CleanTitleResult =

@@ -1,10 +1,14 @@
 import { collapseWhitespace, truncateWithEllipsis } from './text.ts';
 
-/** The title of a session whose first input is empty (R9.2). */
+/**
+ * The title of a session whose first input is empty (R9.2).
+ *
+ * @internal Exported for its tests.
+ */
 export const UNTITLED_SESSION_TITLE = 'Untitled session';
 
 /** Longest first-input title kept as is, in code points (R9.2). */
-export const FIRST_INPUT_TITLE_MAX = 60;
+const FIRST_INPUT_TITLE_MAX = 60;
 
 /**
  * The title given on a session's first persistence (R9.2): the first input with whitespace

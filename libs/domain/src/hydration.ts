@@ -18,7 +18,11 @@ export interface TranscriptEntry {
   readonly parts: readonly Part[];
 }
 
-/** Options of {@link hydrateTranscript}. */
+/**
+ * Options of {@link hydrateTranscript}.
+ *
+ * @internal Exported for its tests.
+ */
 export interface HydrationOptions {
   /** Trace id stamped on every event (a W3C trace id; cold recovery passes its own). */
   readonly traceId: string;
@@ -36,7 +40,7 @@ function textOf(parts: readonly Part[]): string {
 }
 
 /** Model usage of an assistant message (R16.1: input already includes cache tokens). */
-export function usageOf(message: AssistantMessage): ModelUsage {
+function usageOf(message: AssistantMessage): ModelUsage {
   const t = message.tokens;
   return {
     inputTokens: t.input,

@@ -4,11 +4,11 @@ import {
   type EventType,
   type Part,
   parseSessionEvent,
-  SAMPLE_TRACE_ID,
   type SessionEvent,
   type ToolPart,
   type UserMessage,
 } from '@agentwire/contracts';
+import { SAMPLE_TRACE_ID } from '@agentwire/contracts/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hydrateTranscript, type TranscriptEntry, transcriptView } from './hydration.ts';

@@ -1,16 +1,15 @@
-export * from './clean-title.ts';
-export * from './event-store/event-store-error.ts';
-export * from './event-store/in-memory-session-event-store.ts';
-export * from './first-input-title.ts';
-export * from './hydration.ts';
-export * from './ledger-state.ts';
-export * from './projection/handler-table.ts';
-export * from './projection/handlers.ts';
-export * from './projection/reduce.ts';
+export { cleanTitle } from './clean-title.ts';
+export { InMemorySessionEventStore } from './event-store/in-memory-session-event-store.ts';
+export { firstInputTitle } from './first-input-title.ts';
+export { hydrateTranscript, type TranscriptEntry, transcriptView } from './hydration.ts';
+export { initialProjection, rebuildProjection, reduce } from './projection/reduce.ts';
 export { updatesContextUsage } from './projection/session-handlers.ts';
-export * from './residency-decision.ts';
-export * from './residency-options.ts';
-export * from './should-generate-title.ts';
-export * from './text.ts';
-export * from './title-source.ts';
-export * from './title-write-back.ts';
+export {
+  type EvictionReason,
+  isEvictable,
+  planResidency,
+  type ResidentSessionFacts,
+} from './residency-decision.ts';
+export { type ResidencyOptions, resolveResidencyOptions } from './residency-options.ts';
+export { shouldGenerateTitle, type TitleGenerationConfig } from './should-generate-title.ts';
+export { decideTitleWriteBack, replaceableTitleSources } from './title-write-back.ts';

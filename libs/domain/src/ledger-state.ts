@@ -1,20 +1,14 @@
 /** Statuses of an input-ledger row (R14.2). */
-export const LEDGER_STATUSES = [
-  'admitted',
-  'promoted',
-  'cancelled',
-  'discarded',
-  'failed',
-] as const;
+const LEDGER_STATUSES = ['admitted', 'promoted', 'cancelled', 'discarded', 'failed'] as const;
 
 /** One status of R14.2. */
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
 
 /** The four terminal statuses: a row in one never changes again (R14.2). */
-export type TerminalLedgerStatus = Exclude<LedgerStatus, 'admitted'>;
+type TerminalLedgerStatus = Exclude<LedgerStatus, 'admitted'>;
 
 /** Reasons a row is discarded (R14.2). */
-export type LedgerDiscardReason = 'session_resumed' | 'user_cleared';
+type LedgerDiscardReason = 'session_resumed' | 'user_cleared';
 
 /** An operation on a ledger row (R14.2, R16.4). */
 export type LedgerOperation =

@@ -19,7 +19,7 @@ export interface ResidentSessionFacts {
 export type EvictionReason = 'idle_timeout' | 'high_water_lru';
 
 /** One planned eviction. */
-export interface PlannedEviction {
+interface PlannedEviction {
   readonly sessionId: string;
   readonly reason: EvictionReason;
 }

@@ -8,7 +8,11 @@ export interface ResidencyOptions {
   readonly idleTimeoutMs: number;
 }
 
-/** The defaults of R11.1: target 8, high water 16, idle 10 minutes. */
+/**
+ * The defaults of R11.1: target 8, high water 16, idle 10 minutes.
+ *
+ * @internal Exported for its tests.
+ */
 export const DEFAULT_RESIDENCY_OPTIONS: ResidencyOptions = {
   target: 8,
   highWater: 16,

@@ -1,7 +1,7 @@
 import { codePointLength, collapseWhitespace } from './text.ts';
 
 /** Minimum length, in code points after normalisation, of an input worth a title (R9.5). */
-export const TITLE_GENERATION_MIN_INPUT = 10;
+const TITLE_GENERATION_MIN_INPUT = 10;
 
 /**
  * Title generation configuration as a session receives it (R9.5): absent means off, an
@@ -32,7 +32,7 @@ export interface TitleGenerationFacts {
 }
 
 /** Why generation is not attempted, in the order R9.5 checks. */
-export type TitleGenerationSkipReason =
+type TitleGenerationSkipReason =
   | 'already_attempted'
   | 'custom_title'
   | 'not_configured'

@@ -73,7 +73,7 @@ export function toSdkTools(specs: readonly ModelToolSpec[]): ToolSet {
 }
 
 /** Maps AI SDK usage to R16.1's usage shape, leaving unknown counts out. */
-export function fromSdkUsage(usage: LanguageModelUsage): ModelUsage {
+function fromSdkUsage(usage: LanguageModelUsage): ModelUsage {
   const out: Record<string, number> = {};
   const put = (key: keyof ModelUsage, value: number | undefined) => {
     if (value !== undefined) out[key] = value;
@@ -106,7 +106,7 @@ export function toSdkReasoning(effort: ModelReasoningEffort): SdkReasoning {
 }
 
 /** Maps the AI SDK finish reason; `interrupted` is reported as `other`. */
-export function fromSdkFinishReason(reason: FinishReason): ModelFinishReason {
+function fromSdkFinishReason(reason: FinishReason): ModelFinishReason {
   return reason === 'interrupted' ? 'other' : reason;
 }
 

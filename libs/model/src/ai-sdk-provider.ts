@@ -10,7 +10,11 @@ import {
 import { ModelConfigError } from './model-error.ts';
 import type { ModelProvider, ModelStreamPart } from './model-provider.ts';
 
-/** Options of {@link createAiSdkProvider}. */
+/**
+ * Options of {@link createAiSdkProvider}.
+ *
+ * @internal Exported for its tests.
+ */
 export interface AiSdkProviderOptions {
   /** Any AI SDK language model (a real provider's, or `MockLanguageModelV4` in tests). */
   readonly model: LanguageModel;
@@ -24,6 +28,9 @@ export interface AiSdkProviderOptions {
  * no SDK retries (the runtime decides), errors classified into `error` parts. A request's
  * `reasoningEffort` becomes the SDK's `reasoning` call option (`reasoning_effort` on
  * OpenAI-compatible endpoints; docs/decisions/0080).
+
+ *
+ * @internal Exported for its tests.
  */
 export function createAiSdkProvider(options: AiSdkProviderOptions): ModelProvider {
   return {

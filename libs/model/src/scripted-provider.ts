@@ -27,7 +27,11 @@ export interface ScriptedProviderOptions {
 
 const DIRECTIVE = /\[scenario:([A-Za-z0-9_-]+)\]/;
 
-/** The scenario a `[scenario:<name>]` directive in `text` names, if any. */
+/**
+ * The scenario a `[scenario:<name>]` directive in `text` names, if any.
+ *
+ * @internal Exported for its tests.
+ */
 export function scenarioDirective(text: string): string | undefined {
   return DIRECTIVE.exec(text)?.[1];
 }

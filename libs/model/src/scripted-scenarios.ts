@@ -148,6 +148,3 @@ export const SCRIPTED_SCENARIOS = {
     ],
   },
 } as const satisfies Record<string, ScriptedScenario>;
-
-/** Names of the built-in scenarios. */
-export type ScriptedScenarioName = keyof typeof SCRIPTED_SCENARIOS;

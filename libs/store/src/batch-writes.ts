@@ -183,21 +183,11 @@ const ENTRY_SELECT = (json: string) => sql`select id, session_id, type, key, eve
     data, created_at from jsonb_to_recordset(${json}::jsonb) as r(id text, session_id text,
     type text, key text, event_id text, sequence bigint, data jsonb, created_at timestamptz)`;
 
-/** Many {@link saveEntry}s: once per producing event, a repeat is a no-op. */
-export async function insertEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
-  await insertEntriesSql(rows).execute(db);
-}
-
 /** The statement of {@link insertEntries}. */
 export function insertEntriesSql(rows: readonly EntryRow[]): RawBuilder<unknown> {
   return sql`insert into session_entries (id, session_id, type, key, event_id, sequence, data,
       created_at) ${ENTRY_SELECT(entryData(rows))}
     on conflict (id) do nothing`;
-}
-
-/** Many {@link upsertKeyedEntry}s of distinct ids: a newer event sequence wins. */
-export async function upsertKeyedEntries(db: Kysely<Database>, rows: readonly EntryRow[]) {
-  await upsertKeyedEntriesSql(rows).execute(db);
 }
 
 /** The statement of {@link upsertKeyedEntries}. */
@@ -207,15 +197,6 @@ export function upsertKeyedEntriesSql(rows: readonly EntryRow[]): RawBuilder<unk
     on conflict (id) do update set event_id = excluded.event_id, sequence = excluded.sequence,
       data = excluded.data, created_at = excluded.created_at
     where session_entries.sequence < excluded.sequence`;
-}
-
-/** Raises `sessions.last_sequence` of many sessions (one row each; stubs where absent). */
-export async function advanceLastSequences(
-  db: Kysely<Database>,
-  marks: ReadonlyMap<string, number>,
-): Promise<void> {
-  if (marks.size === 0) return;
-  await advanceLastSequencesSql(marks).execute(db);
 }
 
 /** The statement of {@link advanceLastSequences} (session rows in id order). */

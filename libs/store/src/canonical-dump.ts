@@ -15,7 +15,11 @@ const DUMP_TABLES: Readonly<
   processed_messages: { orderBy: ['scope', 'id'], omit: ['processed_at'] },
 };
 
-/** A canonical dump: table name to its rows, each row a JSON object with sorted keys. */
+/**
+ * A canonical dump: table name to its rows, each row a JSON object with sorted keys.
+ *
+ * @internal Exported for its tests.
+ */
 export type CanonicalDump = Record<keyof Database, Record<string, unknown>[]>;
 
 function canonical(value: unknown): unknown {

@@ -27,7 +27,11 @@ export function isDurableEvent(event: SessionEvent): event is DurableEvent {
   return isDurableEventType(event.type);
 }
 
-/** What applying a durable event did: `applied` false when it changed nothing. */
+/**
+ * What applying a durable event did: `applied` false when it changed nothing.
+ *
+ * @internal Exported for its tests.
+ */
 export interface DurableWriteOutcome {
   readonly applied: boolean;
 }

@@ -1,4 +1,5 @@
-import { AssistantMessage, sampleSessionEvent, TimelinePart } from '@agentwire/contracts';
+import { AssistantMessage, TimelinePart } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { goalVerificationDivider } from './goal-verification-divider.ts';
 

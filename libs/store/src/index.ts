@@ -1,19 +1,24 @@
-export * from './apply-durable-events.ts';
-export * from './apply-message-commands.ts';
-export * from './batch-writes.ts';
-export * from './canonical-dump.ts';
-export * from './create-database.ts';
-export * from './durable-events.ts';
-export * from './entries-repository.ts';
-export * from './errors.ts';
-export * from './goal-verification-divider.ts';
+export { applyDurableEvents } from './apply-durable-events.ts';
+export {
+  applyMessageCommands,
+  isMessageCommand,
+  type MessageCommand,
+  type MessageCommandResult,
+} from './apply-message-commands.ts';
+export { createDatabase } from './create-database.ts';
+export type { DurableEvent } from './durable-events.ts';
+export { classifyPgError, StoreError, toStoreError } from './errors.ts';
 export { isReachable } from './is-reachable.ts';
-export * from './ledger-repository.ts';
-export * from './messages-repository.ts';
-export * from './migrate.ts';
-export * from './persistence-commands.ts';
-export * from './processed-messages.ts';
-export * from './schema.ts';
-export * from './session-sequence.ts';
-export * from './sessions-repository.ts';
+export { listInputs } from './ledger-repository.ts';
+export { loadTranscript } from './messages-repository.ts';
+export { migrate } from './migrate.ts';
+export type { Database } from './schema.ts';
+export { getLastSequence } from './session-sequence.ts';
+export {
+  ensureSession,
+  getSession,
+  markFirstInputEdited,
+  type UpdateTitleOutcome,
+  updateTitle,
+} from './sessions-repository.ts';
 export { inTransaction } from './transaction.ts';

@@ -1,7 +1,7 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { Database, SessionInputRow } from './schema.ts';
-import { inTransaction, json, toDate, withStoreError } from './transaction.ts';
+import { json, toDate, withStoreError } from './transaction.ts';
 
 /** R14.1 delivery modes. */
 export type LedgerDeliveryValue = 'startNow' | 'guide' | 'queue';
@@ -268,31 +268,4 @@ export async function listInputs(
   }
   const query = q.orderBy('position').orderBy('id');
   return withStoreError('listInputs', () => query.execute());
-}
-
-/**
- * Closes every `admitted` row of a session as `discarded(session_resumed)` (R14.2, DESIGN
- * flow 6). Returns the ids it closed.
- */
-export async function discardAdmittedInputs(
-  db: Kysely<Database>,
-  sessionId: string,
-  args: { readonly reason: string; readonly at: number | string | Date },
-): Promise<string[]> {
-  return inTransaction(db, 'discardAdmittedInputs', async (trx) => {
-    const rows = await trx
-      .updateTable('session_inputs')
-      .set({
-        status: 'discarded',
-        status_reason: args.reason,
-        settled_at: toDate(args.at),
-        deliveries: sql`case when delivery_seq is null then '{}'::jsonb
-          else jsonb_build_object(delivery_seq::text, delivery) end`,
-      })
-      .where('session_id', '=', sessionId)
-      .where('status', '=', 'admitted')
-      .returning('id')
-      .execute();
-    return rows.map((r) => r.id).sort();
-  });
 }

@@ -4,7 +4,7 @@ import { toStoreError } from './errors.ts';
 import { inCodeMigrationProvider } from './migrations/migrations.ts';
 
 /** An arbitrary, fixed advisory-lock key owned by agentwire's migrations. */
-export const MIGRATION_LOCK_KEY = 0x61776d69; // "awmi"
+const MIGRATION_LOCK_KEY = 0x61776d69; // "awmi"
 
 /** What {@link migrate} did: the migrations it applied (empty when already up to date). */
 export interface MigrateOutcome {

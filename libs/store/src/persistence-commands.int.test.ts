@@ -1,4 +1,5 @@
-import { samplePersistenceCommands as cmds, type PersistenceCommand } from '@agentwire/contracts';
+import type { PersistenceCommand } from '@agentwire/contracts';
+import { samplePersistenceCommands as cmds } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { canonicalDump } from './canonical-dump.ts';
 import { applyDurableEvent } from './durable-events.ts';

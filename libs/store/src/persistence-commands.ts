@@ -21,6 +21,9 @@ import { inTransaction } from './transaction.ts';
 /**
  * What applying a command did: the confirmation's outcome (`applied`, `duplicate`,
  * `stale`, `condition_failed`) and, for a refused one, why.
+
+ *
+ * @internal Exported for its tests.
  */
 export interface CommandResult {
   readonly outcome: PersistenceOutcome;

@@ -3,13 +3,13 @@ import type { Database } from './schema.ts';
 import { inTransaction, json } from './transaction.ts';
 
 /** Identifies one applied message: `scope` (e.g. `event`, `command`) and its id. */
-export interface ProcessedKey {
+interface ProcessedKey {
   readonly scope: string;
   readonly id: string;
 }
 
 /** The result of {@link runOnce}: the outcome, and whether it was recorded earlier. */
-export interface RunOnceResult<T> {
+interface RunOnceResult<T> {
   /** True when the message had already been applied; `outcome` is the stored one. */
   readonly duplicate: boolean;
   readonly outcome: T;
@@ -56,15 +56,4 @@ export async function runOnce<T>(
       .execute();
     return { duplicate: false, outcome };
   });
-}
-
-/** Whether `key` has been applied (a read, outside any transaction of its own). */
-export async function isProcessed(db: Kysely<Database>, key: ProcessedKey): Promise<boolean> {
-  const row = await db
-    .selectFrom('processed_messages')
-    .select('id')
-    .where('scope', '=', key.scope)
-    .where('id', '=', key.id)
-    .executeTakeFirst();
-  return row !== undefined;
 }

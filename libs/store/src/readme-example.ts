@@ -1,32 +1,27 @@
-/**
- * The README's usage example, kept here so that `tsc` checks it. Not exported.
- */
-import { samplePersistenceCommands, sampleSessionEvent } from '@agentwire/contracts';
+// The README's example, compiled by `tsc` so that it cannot go stale.
+import { samplePersistenceCommands, sampleSessionEvent } from '@agentwire/contracts/testing';
 import {
-  applyDurableEvent,
-  applyPersistenceCommand,
+  applyDurableEvents,
+  applyMessageCommands,
   createDatabase,
+  type DurableEvent,
+  inTransaction,
   migrate,
-  runOnce,
 } from './index.ts';
 
 export async function readmeExample(url: string): Promise<void> {
   const db = createDatabase(url, { poolSize: 4 });
   await migrate(db); // safe from several processes at once
 
-  // A durable event (R6): idempotent, order-tolerant, raises sessions.last_sequence.
-  const event = sampleSessionEvent('checkpoint_created', { sequenceNumber: 7 });
-  await runOnce(db, { scope: 'event', id: event.id }, (trx) => applyDurableEvent(trx, event));
-
-  // A persistence command (R7): the outcome is remembered for redeliveries.
+  // Durable events (R6) and message commands (R7), a batch per transaction, as the
+  // persistence worker writes them: idempotent and order-tolerant.
+  const event = sampleSessionEvent('checkpoint_created', { sequenceNumber: 7 }) as DurableEvent;
   const command = samplePersistenceCommands.save_user_message;
-  const { duplicate, outcome } = await runOnce(
-    db,
-    { scope: 'command', id: command.commandId },
-    (trx) => applyPersistenceCommand(trx, command),
-  );
-  void duplicate;
-  void outcome; // { outcome: 'applied' | 'duplicate' | 'stale' | 'condition_failed', reason? }
+  const results = await inTransaction(db, 'readme', async (trx) => {
+    await applyDurableEvents(trx, [event]);
+    return applyMessageCommands(trx, [command]);
+  });
+  void results; // one per command: 'applied' | 'duplicate' | 'stale' | 'condition_failed'
 
   await db.destroy();
 }

@@ -1,29 +1,29 @@
-import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 /**
  * A JSONB column. Written as a JSON string (`JSON.stringify`, so that arrays and strings
  * are stored as JSON rather than as Postgres arrays or text), read back as parsed JSON.
  */
-export type Json = ColumnType<unknown, string, string>;
+type Json = ColumnType<unknown, string, string>;
 
 /** A JSONB column that may be null. */
-export type NullableJson = ColumnType<unknown | null, string | null, string | null>;
+type NullableJson = ColumnType<unknown | null, string | null, string | null>;
 
 /**
  * A `bigint` column. `pg` returns int8 as a string unless told otherwise; {@link createDatabase}
  * installs a parser so these read back as numbers (sequence numbers and versions stay far
  * below 2^53).
  */
-export type BigIntColumn = ColumnType<number, number, number>;
+type BigIntColumn = ColumnType<number, number, number>;
 
 /** A nullable `bigint` column. */
-export type NullableBigInt = ColumnType<number | null, number | null, number | null>;
+type NullableBigInt = ColumnType<number | null, number | null, number | null>;
 
 /** A `timestamptz` column: read as `Date`, written as `Date` or ISO string. */
-export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
 /** A nullable `timestamptz` column. */
-export type NullableTimestamp = ColumnType<
+type NullableTimestamp = ColumnType<
   Date | null,
   Date | string | null | undefined,
   Date | string | null
@@ -35,7 +35,7 @@ export type NullableTimestamp = ColumnType<
  * A row whose `created_at` is null is a stub: a durable event (R6) advanced
  * `last_sequence` before the `ensure_session` command arrived; `ensure_session` fills it in.
  */
-export interface SessionsTable {
+interface SessionsTable {
   id: string;
   parent_id: string | null;
   task_type: string | null;
@@ -57,7 +57,7 @@ export interface SessionsTable {
 }
 
 /** `messages` (R7, R16.4): `data` holds the full message; `version` orders rewrites. */
-export interface MessagesTable {
+interface MessagesTable {
   id: string;
   session_id: string;
   /** `user` | `assistant`. */
@@ -69,7 +69,7 @@ export interface MessagesTable {
 }
 
 /** `parts` (R7.2, R7.5): `status` and `status_rank` are set for tool parts only. */
-export interface PartsTable {
+interface PartsTable {
   id: string;
   message_id: string;
   session_id: string;
@@ -87,7 +87,7 @@ export interface PartsTable {
  * keyed entries (the auto-resolution entry, keyed by interaction id) use a deterministic id
  * derived from session, type and key, and keep the newest event's data.
  */
-export interface SessionEntriesTable {
+interface SessionEntriesTable {
   id: string;
   session_id: string;
   type: string;
@@ -106,7 +106,7 @@ export interface SessionEntriesTable {
  * commands travel on different streams), so admission fields are nullable until
  * `turn_steer_queued` lands; see docs/decisions/0031.
  */
-export interface SessionInputsTable {
+interface SessionInputsTable {
   id: string;
   session_id: string;
   kind: string | null;
@@ -136,7 +136,7 @@ export interface SessionInputsTable {
 }
 
 /** `session_projections` (R10, DESIGN flow 3): compare-and-set on `last_sequence`. */
-export interface SessionProjectionsTable {
+interface SessionProjectionsTable {
   session_id: string;
   projection: Json;
   last_sequence: BigIntColumn;
@@ -144,7 +144,7 @@ export interface SessionProjectionsTable {
 }
 
 /** `processed_messages`: one row per applied event or command id (redelivery is a no-op). */
-export interface ProcessedMessagesTable {
+interface ProcessedMessagesTable {
   scope: string;
   id: string;
   /** The JSON outcome of applying the message, returned again on redelivery. */
@@ -173,7 +173,3 @@ export type PartRow = Selectable<PartsTable>;
 export type SessionEntryRow = Selectable<SessionEntriesTable>;
 /** A `session_inputs` (ledger) row as read. */
 export type SessionInputRow = Selectable<SessionInputsTable>;
-/** A `session_projections` row as read. */
-export type SessionProjectionRow = Selectable<SessionProjectionsTable>;
-/** A `sessions` row as inserted. */
-export type NewSession = Insertable<SessionsTable>;

@@ -4,7 +4,7 @@ import type { Database, SessionRow } from './schema.ts';
 import { inTransaction, json, toDate, withStoreError } from './transaction.ts';
 
 /** R9.1 title sources. */
-export type TitleSourceValue = 'default' | 'first_input' | 'generated' | 'custom';
+type TitleSourceValue = 'default' | 'first_input' | 'generated' | 'custom';
 
 /** Input of {@link ensureSession}: the session's creation facts (R13.2, R16.4). */
 export interface EnsureSessionInput {
@@ -67,7 +67,11 @@ export async function getSession(
   );
 }
 
-/** Filters of {@link listSessions} (R16.4). */
+/**
+ * Filters of {@link listSessions} (R16.4).
+ *
+ * @internal Exported for its tests.
+ */
 export interface ListSessionsFilter {
   readonly cwd?: string;
   readonly taskTypes?: readonly string[];
@@ -75,7 +79,11 @@ export interface ListSessionsFilter {
   readonly limit?: number;
 }
 
-/** Lists ensured sessions, most recently updated first (R16.4). Stubs are not listed. */
+/**
+ * Lists ensured sessions, most recently updated first (R16.4). Stubs are not listed.
+ *
+ * @internal Exported for its tests.
+ */
 export async function listSessions(
   db: Kysely<Database>,
   filter: ListSessionsFilter = {},

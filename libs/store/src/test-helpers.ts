@@ -3,7 +3,7 @@
  * database per test file, and a compact event factory.
  */
 import type { EventPayload, EventType, SessionEventOf } from '@agentwire/contracts';
-import { SAMPLE_TRACE_ID } from '@agentwire/contracts';
+import { SAMPLE_TRACE_ID } from '@agentwire/contracts/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -19,7 +19,7 @@ export interface StoreTestContext {
 }
 
 /** Creates the file's database, migrates it and opens a pool on it. */
-export async function openStoreTestContext(): Promise<StoreTestContext> {
+async function openStoreTestContext(): Promise<StoreTestContext> {
   const env = await createTestEnvironment();
   const db = createDatabase(env.databaseUrl, { poolSize: 4 });
   await migrate(db);

@@ -16,7 +16,7 @@ function explain(error: unknown): string {
 }
 
 /** Connects to Postgres and runs `SELECT 1`; resolves to why it failed, or undefined. */
-export async function probePostgres(url: string): Promise<string | undefined> {
+async function probePostgres(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: TIMEOUT_MS });
   client.on('error', () => {});
   try {
@@ -34,7 +34,7 @@ export async function probePostgres(url: string): Promise<string | undefined> {
  * Connects to NATS and reads the JetStream account info, so a server without JetStream
  * fails too; resolves to why it failed, or undefined.
  */
-export async function probeNats(url: string): Promise<string | undefined> {
+async function probeNats(url: string): Promise<string | undefined> {
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   try {
     nc = await connect({ servers: url, timeout: TIMEOUT_MS, reconnect: false });

@@ -2,6 +2,7 @@
  * A Postgres server the harness controls: the run's shared one, or one dedicated to a test
  * file that restarts it (issue 4's "Postgres restarted mid-stream").
  */
+/** @internal Exported for its tests. */
 export interface PostgresServer {
   /** Superuser URL of the server's maintenance database. */
   readonly adminUrl: string;

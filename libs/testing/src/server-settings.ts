@@ -7,13 +7,13 @@
 /** `AGENTWIRE_TEST_SERVERS`: force containers, force the local servers, or decide. */
 export type ServerMode = 'containers' | 'local' | 'auto';
 
-/** The socket `scripts/containers.sh` serves Podman's Docker-compatible API on. */
+/** The socket `scripts/containers.sh` serves Podman's Docker-compatible API on. @internal Exported for its tests. */
 export const AGENTWIRE_PODMAN_SOCKET = '/run/agentwire/podman.sock';
 
 /** Default local servers of the fallback (COMMON.md's machine notes). */
-export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Default local NATS of the fallback. */
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
 /** Everything the global setup needs to decide and start. */
 export interface ServerSettings {
@@ -30,7 +30,7 @@ export interface ServerSettings {
   readonly natsUrl: string;
 }
 
-/** Thrown for an `AGENTWIRE_TEST_SERVERS` value that is not one of the three modes. */
+/** Thrown for an `AGENTWIRE_TEST_SERVERS` value that is not one of the three modes. @internal Exported for its tests. */
 export class InvalidServerModeError extends Error {
   override readonly name = 'InvalidServerModeError';
   readonly code = 'AW_TEST_INVALID_SERVER_MODE';

@@ -1,4 +1,4 @@
-import { sampleSessionEvent } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';

@@ -1,5 +1,6 @@
 import { BusError, type RuntimeClient, type SessionFollower } from '@agentwire/bus';
-import { type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
+import type { SessionEvent } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from './cli-context.ts';
 import { CliError } from './cli-error.ts';

@@ -14,9 +14,7 @@ const SequenceText = z
   .transform(Number);
 
 /** Query of `GET /sessions/:id/events`: `after` is the last sequence number the client has. */
-export const EventsQuery = z.strictObject({ after: SequenceText.optional() });
-/** Query of the events route. */
-export type EventsQuery = z.infer<typeof EventsQuery>;
+const EventsQuery = z.strictObject({ after: SequenceText.optional() });
 
 /** Settings of the events route. */
 export interface EventsRouteOptions {

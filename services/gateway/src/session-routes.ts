@@ -19,17 +19,13 @@ export const SessionParams = z.strictObject({ id: SessionId.min(1).max(200) });
 export type SessionParams = z.infer<typeof SessionParams>;
 
 /** `:id` and `:requestId` of a permission answer. */
-export const PermissionParams = z.strictObject({
+const PermissionParams = z.strictObject({
   id: SessionId.min(1).max(200),
   requestId: z.string().min(1).max(200),
 });
-/** Parameters of a permission answer. */
-export type PermissionParams = z.infer<typeof PermissionParams>;
 
 /** Body of `POST /sessions/:id/permissions/:requestId`. */
-export const PermissionAnswerBody = AnswerPermissionRequest.omit({ requestId: true });
-/** Body of a permission answer. */
-export type PermissionAnswerBody = z.infer<typeof PermissionAnswerBody>;
+const PermissionAnswerBody = AnswerPermissionRequest.omit({ requestId: true });
 
 /** Settings of the session routes. */
 export interface SessionRouteOptions {

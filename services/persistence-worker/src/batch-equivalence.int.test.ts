@@ -1,16 +1,18 @@
 import type { PersistenceCommand, PersistenceConfirmation } from '@agentwire/contracts';
 import {
-  applyDurableEvent,
   applyDurableEvents,
-  applyPersistenceCommand,
-  canonicalDump,
   createDatabase,
   type Database,
   type DurableEvent,
-  isDurableEvent,
   isMessageCommand,
   migrate,
 } from '@agentwire/store';
+import {
+  applyDurableEvent,
+  applyPersistenceCommand,
+  canonicalDump,
+  isDurableEvent,
+} from '@agentwire/store/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -87,6 +87,8 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
  * `update_title`) one by one, sorted by session and in stream order within a session, so
  * that session rows are locked last and in one order (`lockKeys`). The two groups touch
  * disjoint tables, so the result is that of applying every command alone in stream order.
+ *
+ * @internal Exported for its tests.
  */
 export async function commandBatchApply(
   trx: Kysely<Database>,

@@ -1,6 +1,6 @@
 import { deadLetterStream, eventHeaders } from '@agentwire/bus';
 import { HEADERS, names, type SavePartCommand, type SessionEvent } from '@agentwire/contracts';
-import { getInput, listEntries } from '@agentwire/store';
+import { getInput, listEntries } from '@agentwire/store/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { sql } from 'kysely';

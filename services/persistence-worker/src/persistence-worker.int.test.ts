@@ -1,6 +1,6 @@
 import { deadLetterStream } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { canonicalDump } from '@agentwire/store';
+import { canonicalDump } from '@agentwire/store/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WorkerConfig } from './config.ts';

@@ -1,12 +1,8 @@
 import { connectBus, deadLetterStream, eventHeaders, provision } from '@agentwire/bus';
-import {
-  type EventType,
-  HEADERS,
-  names,
-  type SessionEvent,
-  sampleSessionEvent,
-} from '@agentwire/contracts';
-import { getLastSequence, getSession, listEntries } from '@agentwire/store';
+import { type EventType, HEADERS, names, type SessionEvent } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
+import { getLastSequence, getSession } from '@agentwire/store';
+import { listEntries } from '@agentwire/store/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import type { JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';

@@ -10,9 +10,9 @@ import {
 import type { Counter, Histogram } from '@opentelemetry/api';
 
 /** Counter of messages nak'ed for redelivery after a retryable failure (ours). */
-export const RETRIED_METRIC = 'agentwire.consumer.messages.retried';
+const RETRIED_METRIC = 'agentwire.consumer.messages.retried';
 /** Histogram (seconds): time from `BEGIN` to `COMMIT` of one applied batch (ours). */
-export const COMMIT_DURATION_METRIC = 'agentwire.persistence.commit.duration';
+const COMMIT_DURATION_METRIC = 'agentwire.persistence.commit.duration';
 
 /** The persistence worker's instruments (issue 4: processed, dead-lettered, retried, lag, commit latency). */
 export interface WorkerMetrics {

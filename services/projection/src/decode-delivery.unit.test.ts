@@ -1,4 +1,5 @@
-import { HEADERS, names, sampleSessionEvent } from '@agentwire/contracts';
+import { HEADERS, names } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { decodeDelivery, type RawDelivery } from './decode-delivery.ts';
 

@@ -1,4 +1,5 @@
-import { type EventType, type SessionEvent, sampleEventPayloads } from '@agentwire/contracts';
+import type { EventType, SessionEvent } from '@agentwire/contracts';
+import { sampleEventPayloads } from '@agentwire/contracts/testing';
 
 /** One generated event with the `Aw-Prev-Seq` its publisher would stamp. */
 export interface GeneratedEvent {
@@ -6,7 +7,11 @@ export interface GeneratedEvent {
   readonly prev: number;
 }
 
-/** A small seeded PRNG (mulberry32): generated sessions are reproducible. */
+/**
+ * A small seeded PRNG (mulberry32): generated sessions are reproducible.
+ *
+ * @internal Exported for its tests.
+ */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

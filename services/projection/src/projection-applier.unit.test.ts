@@ -1,4 +1,5 @@
-import { type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
+import type { SessionEvent } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Delivery } from './delivery.ts';

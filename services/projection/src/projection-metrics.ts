@@ -7,7 +7,7 @@ import type { ApplierStats } from './applier-stats.ts';
 import type { StuckSession } from './stuck-session.ts';
 
 /** Metric names of the projection service (issue 5: lag, applied/s, gap naks, stuck). */
-export const PROJECTION_METRICS = {
+const PROJECTION_METRICS = {
   applied: 'agentwire.projection.events.applied',
   duplicates: 'agentwire.projection.events.duplicate',
   gapNaks: 'agentwire.projection.gap.naks',

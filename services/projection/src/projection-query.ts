@@ -10,7 +10,7 @@ export const SessionIdParam = ProjectionGetRequest.shape.sessionId;
  * A stored projection and the last sequence number applied to it (R10.2). A frontend takes
  * it as a snapshot and tails the session from `asOfSeq + 1` (R15.1).
  */
-export interface ProjectionSnapshot<P = unknown> {
+interface ProjectionSnapshot<P = unknown> {
   readonly projection: P;
   readonly asOfSeq: number;
 }

@@ -31,6 +31,9 @@ export interface ProjectionStore {
 /**
  * An in-memory {@link ProjectionStore} with the same compare-and-set semantics as the
  * Postgres one: for unit tests and property tests of competing appliers.
+
+ *
+ * @internal Exported for its tests.
  */
 export class MemoryProjectionStore implements ProjectionStore {
   readonly rows = new Map<string, StoredProjection>();

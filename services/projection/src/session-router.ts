@@ -9,12 +9,12 @@ import { InstanceMembership } from './instance-membership.ts';
 const STORED_AT = 'Aw-Stored-At';
 
 /** Subject of membership heartbeats: body `{ id, up }`. */
-export function membersSubject(prefix: string): string {
+function membersSubject(prefix: string): string {
   return `${prefix}.projection.members`;
 }
 
 /** Subject on which instance `member` receives forwarded copies of `sessionId`'s events. */
-export function forwardSubject(prefix: string, member: string, sessionId: string): string {
+function forwardSubject(prefix: string, member: string, sessionId: string): string {
   return `${prefix}.projection.fwd.${member}.${sessionId}`;
 }
 

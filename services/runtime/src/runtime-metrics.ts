@@ -8,7 +8,7 @@ import {
 } from '@agentwire/telemetry';
 
 /** Metric names of the runtime (OpenTelemetry style; Prometheus adds `_total`). */
-export const RUNTIME_METRICS = {
+const RUNTIME_METRICS = {
   eventsAppended: 'agentwire.runtime.events.appended',
   toolCalls: 'agentwire.runtime.tool.calls',
   modelTokens: 'agentwire.runtime.model.tokens',

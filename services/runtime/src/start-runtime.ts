@@ -28,7 +28,7 @@ export interface StartedRuntime {
 }
 
 /** Builds the model named by the configuration. */
-export function modelFromConfig(config: RuntimeConfig): ModelProvider {
+function modelFromConfig(config: RuntimeConfig): ModelProvider {
   if (config.AW_MODEL_PROVIDER === 'openai-compatible') {
     return createOpenAiCompatibleProvider({
       baseUrl: config.AW_MODEL_BASE_URL ?? '',

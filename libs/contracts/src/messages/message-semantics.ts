@@ -2,18 +2,10 @@
 import { z } from 'zod';
 
 /** Who produced a message (R16.4). */
-export const MessageOrigin = z.enum([
-  'real_user',
-  'agent_runtime',
-  'system',
-  'migration',
-  'import',
-]);
-/** Who produced a message. */
-export type MessageOrigin = z.infer<typeof MessageOrigin>;
+const MessageOrigin = z.enum(['real_user', 'agent_runtime', 'system', 'migration', 'import']);
 
 /** What a message is (R16.4); synthetic notices map onto these kinds by R8.3. */
-export const MessageKind = z.enum([
+const MessageKind = z.enum([
   'user_prompt',
   'slash_command',
   'system_reminder',
@@ -27,18 +19,12 @@ export const MessageKind = z.enum([
   'shared_context',
   'assistant_response',
 ]);
-/** What a message is. */
-export type MessageKind = z.infer<typeof MessageKind>;
 
 /** Visibility in the UI (R16.4): `debug` shows only in debug views. */
-export const UiVisibility = z.enum(['visible', 'hidden', 'debug']);
-/** Visibility in the UI. */
-export type UiVisibility = z.infer<typeof UiVisibility>;
+const UiVisibility = z.enum(['visible', 'hidden', 'debug']);
 
 /** Visibility to the model or in the transcript (R16.4). */
-export const Visibility = z.enum(['visible', 'hidden']);
-/** Visibility to the model or in the transcript. */
-export type Visibility = z.infer<typeof Visibility>;
+const Visibility = z.enum(['visible', 'hidden']);
 
 /**
  * A message's semantics (R7.8): origin, kind, and separate visibility for the UI, the
@@ -55,15 +41,13 @@ export const MessageSemantics = z.object({
 export type MessageSemantics = z.infer<typeof MessageSemantics>;
 
 /** Where an input came from, for projections (R16.4 anchor `origin`, R8.4). */
-export const AnchorOrigin = z.enum([
+const AnchorOrigin = z.enum([
   'realUser',
   'backgroundResult',
   'goalContinuation',
   'mailbox',
   'synthetic',
 ]);
-/** Where an input came from. */
-export type AnchorOrigin = z.infer<typeof AnchorOrigin>;
 
 /**
  * A message's anchor for projections (R7.8, R16.4). Every field is optional and the shape

@@ -4,9 +4,7 @@ import { EpochMs, ErrorPayload, ModelSelection, SyntheticSource } from '../paylo
 import { MessageAnchor, MessageSemantics } from './message-semantics.ts';
 
 /** Who may see a user message's input (R16.2 `inputVisibility`, R16.4 `visibility`). */
-export const InputVisibility = z.enum(['user-visible', 'model-only']);
-/** Who may see a user message's input. */
-export type InputVisibility = z.infer<typeof InputVisibility>;
+const InputVisibility = z.enum(['user-visible', 'model-only']);
 
 /**
  * A user message (R16.4): written at turn start and on guide injection (R7.3), and for

@@ -16,7 +16,11 @@ import {
 import { TimelinePart } from './timeline-part.ts';
 import { ToolPart } from './tool-part.ts';
 
-/** The thirteen part types of R7.2: OpenCode's twelve plus `timeline`. */
+/**
+ * The thirteen part types of R7.2: OpenCode's twelve plus `timeline`.
+ *
+ * @internal Exported for its tests.
+ */
 export const PART_TYPES = [
   'text',
   'reasoning',

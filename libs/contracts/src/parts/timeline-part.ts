@@ -6,16 +6,6 @@ import { z } from 'zod';
 import { EpochMs, ModelSelection } from '../payloads/common.ts';
 import { partBaseFields } from './part-base.ts';
 
-/** The four timeline kinds of R16.4. */
-export const TimelineKind = z.enum([
-  'context_compaction',
-  'goal_verification',
-  'session_fork',
-  'model_change',
-]);
-/** A timeline kind. */
-export type TimelineKind = z.infer<typeof TimelineKind>;
-
 const timelineFields = {
   ...partBaseFields,
   type: z.literal('timeline'),
@@ -25,7 +15,7 @@ const timelineFields = {
 };
 
 /** Divider after a compaction (ours: fields). */
-export const ContextCompactionTimelinePart = z.object({
+const ContextCompactionTimelinePart = z.object({
   ...timelineFields,
   kind: z.literal('context_compaction'),
   boundaryId: z.string().optional(),
@@ -34,7 +24,7 @@ export const ContextCompactionTimelinePart = z.object({
 });
 
 /** Divider of a goal verification (R6 `target_completion_verification`; ours: fields). */
-export const GoalVerificationTimelinePart = z.object({
+const GoalVerificationTimelinePart = z.object({
   ...timelineFields,
   kind: z.literal('goal_verification'),
   targetId: z.string(),
@@ -45,7 +35,7 @@ export const GoalVerificationTimelinePart = z.object({
 });
 
 /** Divider of a fork (ours: fields). */
-export const SessionForkTimelinePart = z.object({
+const SessionForkTimelinePart = z.object({
   ...timelineFields,
   kind: z.literal('session_fork'),
   originalSessionId: z.string(),
@@ -56,7 +46,7 @@ export const SessionForkTimelinePart = z.object({
  * Divider of a model switch (R7.9: deferred, coalesced, written when the next turn
  * starts). `from` is null when there was no previous model.
  */
-export const ModelChangeTimelinePart = z.object({
+const ModelChangeTimelinePart = z.object({
   ...timelineFields,
   kind: z.literal('model_change'),
   from: ModelSelection.nullable(),

@@ -1,6 +1,10 @@
 /** The empty tool name rule of SPEC.md R7.6. */
 
-/** The name stored for a tool call whose name is empty (R7.6). */
+/**
+ * The name stored for a tool call whose name is empty (R7.6).
+ *
+ * @internal Exported for its tests.
+ */
 export const EMPTY_TOOL_NAME = 'empty_tool_name';
 
 /** A tool name ready to store, and the original when it had to be replaced. */

@@ -4,7 +4,7 @@ import { Count, EpochMs, JsonValue } from '../payloads/common.ts';
 import { PartTimeSpan, partBaseFields } from './part-base.ts';
 
 /** One file the model read, so a resumed session rebuilds "files read" (R7.5). (ours) */
-export const FileReadRecord = z.object({
+const FileReadRecord = z.object({
   path: z.string(),
   readAt: EpochMs,
   contentHash: z.string().optional(),
@@ -13,19 +13,15 @@ export const FileReadRecord = z.object({
   offset: Count.optional(),
   limit: Count.optional(),
 });
-/** One file the model read. */
-export type FileReadRecord = z.infer<typeof FileReadRecord>;
 
 /** Serialisation facts of a tool output (R7.5). */
-export const ToolOutputSerialization = z.object({
+const ToolOutputSerialization = z.object({
   truncated: z.boolean(),
   rawBytes: Count,
   returnedBytes: Count,
   /** Where the full output was written when truncated. */
   spillPath: z.string().optional(),
 });
-/** Serialisation facts of a tool output. */
-export type ToolOutputSerialization = z.infer<typeof ToolOutputSerialization>;
 
 /** The current version of {@link ToolCompletionMetadata}. */
 export const TOOL_COMPLETION_SCHEMA_VERSION = 1;
@@ -44,21 +40,21 @@ export const ToolCompletionMetadata = z.object({
 export type ToolCompletionMetadata = z.infer<typeof ToolCompletionMetadata>;
 
 /** `pending`: the model declared the call (R7.5). */
-export const ToolStatePending = z.object({
+const ToolStatePending = z.object({
   status: z.literal('pending'),
   input: JsonValue,
   /** The raw, possibly partial, input text as streamed. */
   raw: z.string().optional(),
 });
 /** `running`: the batch started (R7.5). */
-export const ToolStateRunning = z.object({
+const ToolStateRunning = z.object({
   status: z.literal('running'),
   input: JsonValue,
   title: z.string().optional(),
   time: z.object({ start: EpochMs }),
 });
 /** `completed` (R7.5): output plus completion metadata. */
-export const ToolStateCompleted = z.object({
+const ToolStateCompleted = z.object({
   status: z.literal('completed'),
   input: JsonValue,
   output: z.string(),
@@ -67,7 +63,7 @@ export const ToolStateCompleted = z.object({
   time: z.object({ start: EpochMs, end: EpochMs, compacted: EpochMs.optional() }),
 });
 /** `error` (R7.5). */
-export const ToolStateError = z.object({
+const ToolStateError = z.object({
   status: z.literal('error'),
   input: JsonValue,
   error: z.string(),
@@ -85,15 +81,17 @@ export const ToolState = z.discriminatedUnion('status', [
 /** The state of a tool part. */
 export type ToolState = z.infer<typeof ToolState>;
 
-/** The four statuses of a tool part (R7.5). */
+/**
+ * The four statuses of a tool part (R7.5).
+ *
+ * @internal Exported for its tests.
+ */
 export type ToolPartStatus = ToolState['status'];
 
 /** Part-level metadata of a tool part (ours): the original name under R7.6. */
-export const ToolPartMetadata = z.object({
+const ToolPartMetadata = z.object({
   originalToolName: z.string().optional(),
 });
-/** Part-level metadata of a tool part. */
-export type ToolPartMetadata = z.infer<typeof ToolPartMetadata>;
 
 /**
  * A tool part (R7.5): one part id written as `pending`, `running`, then `completed` or

@@ -16,9 +16,7 @@ export const BackgroundTaskStatus = z.enum([
 export type BackgroundTaskStatus = z.infer<typeof BackgroundTaskStatus>;
 
 /** Terminal statuses: every status but `running` (R16.2: completed is never running). */
-export const BackgroundTaskTerminalStatus = BackgroundTaskStatus.exclude(['running']);
-/** A terminal background task status. */
-export type BackgroundTaskTerminalStatus = z.infer<typeof BackgroundTaskTerminalStatus>;
+const BackgroundTaskTerminalStatus = BackgroundTaskStatus.exclude(['running']);
 
 const taskFields = {
   taskId: z.string(),

@@ -21,12 +21,10 @@ export const EpochMs = z.number().int().nonnegative();
 export const DurationMs = z.number().nonnegative();
 
 /** Where an error came from (R16.1 `attribution.source`). */
-export const ErrorSource = z.enum(['provider', 'runtime', 'tool', 'network']);
-/** Where an error came from. */
-export type ErrorSource = z.infer<typeof ErrorSource>;
+const ErrorSource = z.enum(['provider', 'runtime', 'tool', 'network']);
 
 /** Attribution of an error to a provider, model, tool or the network (R16.1). */
-export const ErrorAttribution = z.object({
+const ErrorAttribution = z.object({
   source: ErrorSource.optional(),
   reason: z.string().optional(),
   providerId: z.string().optional(),
@@ -34,8 +32,6 @@ export const ErrorAttribution = z.object({
   statusCode: z.number().int().optional(),
   retryable: z.boolean().optional(),
 });
-/** Attribution of an error (R16.1). */
-export type ErrorAttribution = z.infer<typeof ErrorAttribution>;
 
 /**
  * The error payload of R16.1: embedded as `error` in `turn_error`, `model_error`,

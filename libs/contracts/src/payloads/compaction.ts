@@ -8,9 +8,7 @@ export const CompactTrigger = z.enum(['manual', 'auto', 'partial', 'reactive', '
 export type CompactTrigger = z.infer<typeof CompactTrigger>;
 
 /** Status of a compaction operation (ours: R16.2 names the field, not its values). */
-export const CompactStatus = z.enum(['started', 'completed', 'failed']);
-/** Status of a compaction operation. */
-export type CompactStatus = z.infer<typeof CompactStatus>;
+const CompactStatus = z.enum(['started', 'completed', 'failed']);
 
 const compactFields = {
   operationId: z.string(),

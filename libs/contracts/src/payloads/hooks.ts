@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { DurationMs, ErrorPayload } from './common.ts';
 
 /** The hook points of R16.2. */
-export const HookEventName = z.enum([
+const HookEventName = z.enum([
   'SessionStart',
   'UserPromptSubmit',
   'PreToolUse',
@@ -15,16 +15,12 @@ export const HookEventName = z.enum([
   'PostToolUseFailure',
   'Stop',
 ]);
-/** A hook point. */
-export type HookEventName = z.infer<typeof HookEventName>;
 
 /** One workspace hook awaiting review (ours). */
-export const WorkspaceHook = z.object({
+const WorkspaceHook = z.object({
   hookEventName: HookEventName,
   command: z.string(),
 });
-/** One workspace hook awaiting review. */
-export type WorkspaceHook = z.infer<typeof WorkspaceHook>;
 
 /** `workspace_hook_review_requested` (ours): the user must approve workspace hooks. */
 export const WorkspaceHookReviewRequestedPayload = z.object({
@@ -66,9 +62,7 @@ export type WorkspaceHookAdmissionUpdatedPayload = z.infer<
 >;
 
 /** How a hook run ended (R16.2). */
-export const HookOutcome = z.enum(['success', 'blocked', 'failed', 'cancelled', 'timed_out']);
-/** How a hook run ended. */
-export type HookOutcome = z.infer<typeof HookOutcome>;
+const HookOutcome = z.enum(['success', 'blocked', 'failed', 'cancelled', 'timed_out']);
 
 const hookRunFields = {
   hookRunId: z.string(),

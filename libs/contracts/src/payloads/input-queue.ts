@@ -46,12 +46,10 @@ export const TurnSteerDispatchChangedPayload = z.object({
 export type TurnSteerDispatchChangedPayload = z.infer<typeof TurnSteerDispatchChangedPayload>;
 
 /** One drained input (R14.4 `drained`). */
-export const DrainedInput = z.object({
+const DrainedInput = z.object({
   pendingInputId: z.string(),
   input: z.string(),
 });
-/** One drained input. */
-export type DrainedInput = z.infer<typeof DrainedInput>;
 
 /** `turn_steer_drained` (R14.4): guided inputs inlined into the running turn. */
 export const TurnSteerDrainedPayload = z.object({

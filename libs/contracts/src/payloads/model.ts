@@ -11,13 +11,11 @@ import {
 } from './common.ts';
 
 /** A tool call requested by the model inside a request message (R16.2). */
-export const ModelToolCall = z.object({
+const ModelToolCall = z.object({
   id: z.string(),
   name: z.string(),
   input: JsonValue,
 });
-/** A tool call inside a request message. */
-export type ModelToolCall = z.infer<typeof ModelToolCall>;
 
 /** One message of a model request (R16.2 `model_request.messages`). */
 export const ModelRequestMessage = z.object({
@@ -55,7 +53,7 @@ export const ModelSelectedPayload = z.object({
 export type ModelSelectedPayload = z.infer<typeof ModelSelectedPayload>;
 
 /** Kinds of streaming chunk (R16.2 `model_streaming.kind`). */
-export const StreamChunkKind = z.enum([
+const StreamChunkKind = z.enum([
   'start',
   'text_start',
   'text_delta',
@@ -70,8 +68,6 @@ export const StreamChunkKind = z.enum([
   'finish',
   'error',
 ]);
-/** A kind of streaming chunk. */
-export type StreamChunkKind = z.infer<typeof StreamChunkKind>;
 
 /** `model_streaming` (R16.2); transient (R3.3). */
 export const ModelStreamingPayload = z.object({

@@ -50,7 +50,7 @@ export const PermissionDeniedPayload = z.object({
 export type PermissionDeniedPayload = z.infer<typeof PermissionDeniedPayload>;
 
 /** The auto-resolution timer of an interaction (R16.2), discriminated on `state`. */
-export const AutoResolution = z.discriminatedUnion('state', [
+const AutoResolution = z.discriminatedUnion('state', [
   z.object({
     state: z.enum(['hiddenGrace', 'visibleCountdown']),
     startedAt: EpochMs,
@@ -59,8 +59,6 @@ export const AutoResolution = z.discriminatedUnion('state', [
   }),
   z.object({ state: z.literal('snoozed'), startedAt: EpochMs, snoozedAt: EpochMs }),
 ]);
-/** The auto-resolution timer of an interaction. */
-export type AutoResolution = z.infer<typeof AutoResolution>;
 
 /**
  * `user_input_auto_resolution_updated` (R16.2); durable (R6): overwrites the entry of its

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { Count, WorkspaceScope } from './common.ts';
 
 /** How a rewind is carried out (R16.2). */
-export const RewindStrategy = z.enum(['active_chain', 'file_only', 'fork_required', 'unavailable']);
-/** How a rewind is carried out. */
-export type RewindStrategy = z.infer<typeof RewindStrategy>;
+const RewindStrategy = z.enum(['active_chain', 'file_only', 'fork_required', 'unavailable']);
 
 /** `rewind_triggered` (R16.2); written to entry `runtime/workspace_file_rewind` (R6). */
 export const RewindTriggeredPayload = z.object({

@@ -28,14 +28,12 @@ export const SubagentMessagePayload = z.object({
 export type SubagentMessagePayload = z.infer<typeof SubagentMessagePayload>;
 
 /** Totals of a stopped sub-agent (ours: R16.2 says "totals"). */
-export const SubagentTotals = z.object({
+const SubagentTotals = z.object({
   tokenCount: Count.optional(),
   toolCallCount: Count.optional(),
   turnCount: Count.optional(),
   durationMs: DurationMs.optional(),
 });
-/** Totals of a stopped sub-agent. */
-export type SubagentTotals = z.infer<typeof SubagentTotals>;
 
 /** `subagent_stopped` (R16.2). */
 export const SubagentStoppedPayload = z.object({

@@ -3,9 +3,7 @@ import { z } from 'zod';
 import { Count } from './common.ts';
 
 /** Status of a goal (R16.2). */
-export const TargetStatus = z.enum(['active', 'paused', 'budget_limited', 'complete']);
-/** Status of a goal. */
-export type TargetStatus = z.infer<typeof TargetStatus>;
+const TargetStatus = z.enum(['active', 'paused', 'budget_limited', 'complete']);
 
 /** A goal (R16.2 `target_changed.target`). */
 export const Target = z.object({

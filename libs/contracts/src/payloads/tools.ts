@@ -3,13 +3,11 @@ import { z } from 'zod';
 import { Count, DurationMs, EpochMs, ErrorPayload, JsonValue } from './common.ts';
 
 /** The execution plan of a tool batch (R16.2 `tool_call_scheduled.schedule`). */
-export const ToolSchedule = z.object({
+const ToolSchedule = z.object({
   /** Groups of call ids that may run in parallel, in order. */
   parallelGroups: z.array(z.array(z.string())),
   executionOrder: z.array(z.string()),
 });
-/** The execution plan of a tool batch. */
-export type ToolSchedule = z.infer<typeof ToolSchedule>;
 
 /** `tool_call_scheduled` (R16.2): the model declared the call (tool part `pending`, R7.5). */
 export const ToolCallScheduledPayload = z.object({
@@ -46,7 +44,7 @@ export const ToolCallProgressPayload = z.object({
 export type ToolCallProgressPayload = z.infer<typeof ToolCallProgressPayload>;
 
 /** The result of a tool call (R16.2 `tool_call_result.result`). */
-export const ToolCallResult = z.object({
+const ToolCallResult = z.object({
   success: z.boolean(),
   content: z.string(),
   truncated: z.boolean().optional(),
@@ -55,8 +53,6 @@ export const ToolCallResult = z.object({
   /** Where the full output was spilled when truncated. */
   artifactPath: z.string().optional(),
 });
-/** The result of a tool call. */
-export type ToolCallResult = z.infer<typeof ToolCallResult>;
 
 /** `tool_call_result` (R16.2). `duration` in ms; `toolName` is ours (optional). */
 export const ToolCallResultPayload = z.object({

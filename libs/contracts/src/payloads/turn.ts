@@ -26,7 +26,7 @@ export const TurnStartedPayload = z.object({
 export type TurnStartedPayload = z.infer<typeof TurnStartedPayload>;
 
 /** How a turn ended (R16.2 `turn_complete.resultType`). */
-export const TurnResultType = z.enum([
+const TurnResultType = z.enum([
   'success',
   'cancelled',
   'error_max_turns',
@@ -34,8 +34,6 @@ export const TurnResultType = z.enum([
   'error_during_execution',
   'error_max_tool_calls',
 ]);
-/** How a turn ended. */
-export type TurnResultType = z.infer<typeof TurnResultType>;
 
 /** `turn_complete` (R16.2): seals the turn (R3.4). `duration` is in milliseconds. */
 export const TurnCompletePayload = z.object({

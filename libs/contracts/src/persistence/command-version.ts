@@ -3,13 +3,20 @@
  * repeated write never overwrites a newer one"). See docs/decisions/0011.
  */
 
-/** What the store does with a versioned write. */
+/**
+ * What the store does with a versioned write.
+ *
+ * @internal Exported for its tests.
+ */
 export type VersionDecision = 'apply' | 'duplicate' | 'stale';
 
 /**
  * Decides a versioned upsert of one row (a message or a part): a write is applied only
  * when its version is greater than the stored one (or the row does not exist); an equal
  * version is a duplicate and a lower one is stale, and both leave the row untouched.
+
+ *
+ * @internal Exported for its tests.
  */
 export function decideVersionedWrite(
   storedVersion: number | undefined,

@@ -24,6 +24,9 @@ function fail(message: string, kind: string | undefined, path: string) {
 /**
  * Parses an unknown value as a persistence command: the kind by name
  * (`unknown_command`), then the command against its kind's schema (`invalid_command`).
+
+ *
+ * @internal Exported for its tests.
  */
 export function parsePersistenceCommand(input: unknown): ParsePersistenceCommandResult {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {

@@ -55,7 +55,7 @@ export type UserMessagePart = z.infer<typeof UserMessagePart>;
  * row is marked `promoted` in the same transaction (R14.2), and the runtime emits
  * `session_input_promoted` only after the confirmation.
  */
-export const SaveUserMessageCommand = z
+const SaveUserMessageCommand = z
   .object({
     ...commandFields,
     kind: z.literal('save_user_message'),
@@ -70,11 +70,9 @@ export const SaveUserMessageCommand = z
     mustMatch(ctx, c.message.sessionId, c.sessionId, ['message', 'sessionId'], 'message session');
     checkParts(ctx, c.parts, c.sessionId, c.message.id);
   });
-/** `save_user_message`. */
-export type SaveUserMessageCommand = z.infer<typeof SaveUserMessageCommand>;
 
 /** `save_assistant_message` (R7.4): upsert by message id under the version rule. */
-export const SaveAssistantMessageCommand = z
+const SaveAssistantMessageCommand = z
   .object({
     ...commandFields,
     kind: z.literal('save_assistant_message'),
@@ -84,8 +82,6 @@ export const SaveAssistantMessageCommand = z
   .superRefine((c, ctx) => {
     mustMatch(ctx, c.message.sessionId, c.sessionId, ['message', 'sessionId'], 'message session');
   });
-/** `save_assistant_message`. */
-export type SaveAssistantMessageCommand = z.infer<typeof SaveAssistantMessageCommand>;
 
 /**
  * `save_part` (R7.1, R7.5): upsert by part id under the version rule; a tool part's status
@@ -103,7 +99,7 @@ export type SavePartCommand = z.infer<typeof SavePartCommand>;
  * `save_synthetic_notice` (R8): a user-role message flagged `synthetic: true` with its
  * `source` (R8.1) and the semantics and anchor the domain rules give it (R8.2-R8.4).
  */
-export const SaveSyntheticNoticeCommand = z
+const SaveSyntheticNoticeCommand = z
   .object({
     ...commandFields,
     kind: z.literal('save_synthetic_notice'),
@@ -115,14 +111,12 @@ export const SaveSyntheticNoticeCommand = z
     mustMatch(ctx, c.message.sessionId, c.sessionId, ['message', 'sessionId'], 'message session');
     checkParts(ctx, c.parts, c.sessionId, c.message.id);
   });
-/** `save_synthetic_notice`. */
-export type SaveSyntheticNoticeCommand = z.infer<typeof SaveSyntheticNoticeCommand>;
 
 /**
  * `save_timeline_divider` (R7.7): a timeline part and the assistant message it hangs on,
  * whose semantics must say `timeline_event` (visible to the UI, never to the model).
  */
-export const SaveTimelineDividerCommand = z
+const SaveTimelineDividerCommand = z
   .object({
     ...commandFields,
     kind: z.literal('save_timeline_divider'),
@@ -140,8 +134,6 @@ export const SaveTimelineDividerCommand = z
       ctx.addIssue({ code: 'custom', path: ['message', 'semantics', 'kind'], message });
     }
   });
-/** `save_timeline_divider`. */
-export type SaveTimelineDividerCommand = z.infer<typeof SaveTimelineDividerCommand>;
 
 /**
  * `ensure_session` (R13.2): create the session row if absent, with the first input, the
@@ -173,7 +165,7 @@ export type EnsureSessionCommand = z.infer<typeof EnsureSessionCommand>;
  * source is one of `expectedSources` and, when `expectedFirstInput` is given, the stored
  * first input still equals it (the first question is unedited); otherwise dropped.
  */
-export const UpdateTitleCommand = z.object({
+const UpdateTitleCommand = z.object({
   ...commandFields,
   kind: z.literal('update_title'),
   title: z.string().min(1),
@@ -182,8 +174,6 @@ export const UpdateTitleCommand = z.object({
   expectedFirstInput: z.string().optional(),
   messageId: z.string().optional(),
 });
-/** `update_title`. */
-export type UpdateTitleCommand = z.infer<typeof UpdateTitleCommand>;
 
 /** Every command schema by kind; a missing kind is a compile error. */
 export const PERSISTENCE_COMMAND_SCHEMAS = {
@@ -199,7 +189,11 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
 /** The kind of a persistence command. */
 export type PersistenceCommandKind = keyof typeof PERSISTENCE_COMMAND_SCHEMAS;
 
-/** Every command kind. */
+/**
+ * Every command kind.
+ *
+ * @internal Exported for its tests.
+ */
 export const PERSISTENCE_COMMAND_KINDS = Object.keys(
   PERSISTENCE_COMMAND_SCHEMAS,
 ) as PersistenceCommandKind[];

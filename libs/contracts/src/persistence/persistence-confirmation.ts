@@ -15,14 +15,12 @@ export const PersistenceOutcome = z.enum(['applied', 'duplicate', 'stale', 'cond
 export type PersistenceOutcome = z.infer<typeof PersistenceOutcome>;
 
 /** Why a command could not be handled. */
-export const PersistenceFailure = z.object({
+const PersistenceFailure = z.object({
   code: z.string(),
   message: z.string(),
   /** True when sending the same command again may succeed. */
   retryable: z.boolean(),
 });
-/** Why a command could not be handled. */
-export type PersistenceFailure = z.infer<typeof PersistenceFailure>;
 
 /**
  * The confirmation of one command, published after the commit: `ok: true` with its

@@ -13,7 +13,7 @@ import { SAMPLE_TRACE_ID } from './samples.ts';
 const T0 = 1_700_000_000_000;
 
 /** A user message of session `session-1` (R16.4). */
-export const sampleUserMessage: UserMessage = {
+const sampleUserMessage: UserMessage = {
   id: 'msg-1',
   sessionId: 'session-1',
   role: 'user',
@@ -30,7 +30,7 @@ export const sampleUserMessage: UserMessage = {
 };
 
 /** The text part of {@link sampleUserMessage}. */
-export const sampleTextPart: TextPart = {
+const sampleTextPart: TextPart = {
   id: 'part-1',
   sessionId: 'session-1',
   messageId: 'msg-1',
@@ -39,7 +39,7 @@ export const sampleTextPart: TextPart = {
 };
 
 /** An assistant message answering {@link sampleUserMessage} (R7.4, R16.4). */
-export const sampleAssistantMessage: AssistantMessage = {
+const sampleAssistantMessage: AssistantMessage = {
   id: 'msg-a1',
   sessionId: 'session-1',
   role: 'assistant',
@@ -54,7 +54,11 @@ export const sampleAssistantMessage: AssistantMessage = {
   tokens: { input: 1200, output: 300, reasoning: 0, cache: { read: 800, write: 0 } },
 };
 
-/** A completed tool part of {@link sampleAssistantMessage} (R7.5). */
+/**
+ * A completed tool part of {@link sampleAssistantMessage} (R7.5).
+ *
+ * @internal Exported for its tests.
+ */
 export const sampleCompletedToolPart: ToolPart = {
   id: 'part-tool-1',
   sessionId: 'session-1',
@@ -76,7 +80,7 @@ export const sampleCompletedToolPart: ToolPart = {
 };
 
 /** A model-change divider hanging on a `timeline_event` assistant message (R7.7). */
-export const sampleTimelinePart: TimelinePart = {
+const sampleTimelinePart: TimelinePart = {
   id: 'part-timeline-1',
   sessionId: 'session-1',
   messageId: 'msg-timeline-1',
@@ -90,7 +94,11 @@ export const sampleTimelinePart: TimelinePart = {
 
 const ids = { sessionId: 'session-1', messageId: 'msg-a1' };
 
-/** One valid part of every type of R7.2, all on {@link sampleAssistantMessage}. */
+/**
+ * One valid part of every type of R7.2, all on {@link sampleAssistantMessage}.
+ *
+ * @internal Exported for its tests.
+ */
 export const sampleParts: { [K in PartType]: PartOf<K> } = {
   text: { ...ids, id: 'p-text', type: 'text', text: 'Looking at the test.' },
   reasoning: { ...ids, id: 'p-reasoning', type: 'reasoning', text: 'hmm', time: { start: T0 } },

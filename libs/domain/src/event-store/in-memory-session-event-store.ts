@@ -6,11 +6,12 @@ import {
 import { EventStoreError } from './event-store-error.ts';
 import { SessionLog } from './session-log.ts';
 
-/** A sealed single-turn session's transient events go after this long (R3.5). */
+/**
+ * A sealed single-turn session's transient events go after this long (R3.5).
+ *
+ * @internal Exported for its tests.
+ */
 export const SEALED_TURN_RETENTION_MS = 120_000;
-
-/** How often the caller should call {@link InMemorySessionEventStore.sweep} (R3.5). */
-export const RETENTION_SWEEP_INTERVAL_MS = 60_000;
 
 /** Options of {@link InMemorySessionEventStore}. */
 export interface InMemorySessionEventStoreOptions {

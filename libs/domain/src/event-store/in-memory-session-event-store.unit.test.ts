@@ -1,4 +1,5 @@
-import { type EventType, type SessionEvent, sampleSessionEvent } from '@agentwire/contracts';
+import type { EventType, SessionEvent } from '@agentwire/contracts';
+import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { EventStoreError } from './event-store-error.ts';
 import { InMemorySessionEventStore } from './in-memory-session-event-store.ts';

@@ -3,6 +3,9 @@ import type { EventType, SessionEventOf, SessionProjection } from '@agentwire/co
 /**
  * The event types the reducer handles: R16.3's 30 (R10.1) and `session_title_updated`
  * (ours, docs/decisions/0132); every other type bumps `updatedAt`.
+
+ *
+ * @internal Exported for its tests.
  */
 export const HANDLED_EVENT_TYPES = [
   'session_created',
@@ -39,7 +42,7 @@ export const HANDLED_EVENT_TYPES = [
 ] as const satisfies readonly EventType[];
 
 /** One of the handled types. */
-export type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
+type HandledEventType = (typeof HANDLED_EVENT_TYPES)[number];
 
 /**
  * A handler: a pure function from the projection and one event of its type to the next

@@ -1,12 +1,14 @@
 import {
   EVENT_TYPES,
   type EventType,
-  type SampleEventOverrides,
   type SessionEventOf,
   SessionProjection,
+} from '@agentwire/contracts';
+import {
+  type SampleEventOverrides,
   sampleEventPayloads,
   sampleSessionEvent,
-} from '@agentwire/contracts';
+} from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import { HANDLED_EVENT_TYPES } from './handler-table.ts';
 import { projectionHandlers } from './handlers.ts';

@@ -3,9 +3,8 @@ import {
   type EventType,
   isTransientEventType,
   type SessionEvent,
-  sampleEventPayloads,
-  sampleSessionEvent,
 } from '@agentwire/contracts';
+import { sampleEventPayloads, sampleSessionEvent } from '@agentwire/contracts/testing';
 import fc from 'fast-check';
 
 /** Ids drawn from a small pool, so that generated events refer to each other. */
@@ -23,7 +22,7 @@ export interface EventRecipe {
 }
 
 /** Turns of generated events; `null` is a session-level event. */
-export const TURN_POOL = ['t1', 't2', 't3', null] as const;
+const TURN_POOL = ['t1', 't2', 't3', null] as const;
 
 /** Lifecycle and transient types are drawn more often, so that turns start and seal. */
 const typeArb: fc.Arbitrary<EventType> = fc.oneof(

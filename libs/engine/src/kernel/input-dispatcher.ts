@@ -60,7 +60,7 @@ export interface EarlierInput {
 const REMEMBERED_ADMISSIONS = 1_024;
 
 /** The running turn as admission sees it. */
-export interface ActiveTurnView {
+interface ActiveTurnView {
   readonly turnId: string;
   readonly inputId: string;
   /** True once it was interrupted: it takes no more guidance. */

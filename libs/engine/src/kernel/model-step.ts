@@ -45,7 +45,7 @@ export type ModelStepResult =
   | { readonly kind: 'cancelled' };
 
 /** The `model_request.messages` form of the conversation (R16.2). */
-export function toRequestMessages(history: readonly ModelMessage[]): ModelRequestMessage[] {
+function toRequestMessages(history: readonly ModelMessage[]): ModelRequestMessage[] {
   return history.map((m) => ({
     role: m.role,
     content: m.content,

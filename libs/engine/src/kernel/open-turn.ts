@@ -10,14 +10,14 @@ export interface OpenToolCall {
 }
 
 /** A permission request that no `permission_resolved` or `permission_denied` answered. */
-export interface OpenPermission {
+interface OpenPermission {
   readonly requestId: string | undefined;
   readonly toolCallId: string;
   readonly toolName: string;
 }
 
 /** A tool batch whose calls were scheduled and that never completed (`tool_batch_complete`). */
-export interface OpenBatch {
+interface OpenBatch {
   /** The calls scheduled so far, in order. */
   readonly toolCallIds: readonly string[];
   readonly successCount: number;

@@ -49,6 +49,3 @@ export interface IdSource {
   /** A W3C trace id (32 lowercase hex digits). */
   newTraceId(): string;
 }
-
-/** A logger that drops everything. */
-export const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} };

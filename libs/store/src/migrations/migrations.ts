@@ -7,6 +7,8 @@ import { ledgerKeyPerSessionMigration } from './0004-ledger-key-per-session.ts';
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
  * published migration is never edited, a change is a new entry.
+ *
+ * @internal Exported for its tests.
  */
 export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0001-initial': initialMigration,

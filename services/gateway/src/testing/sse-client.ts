@@ -1,5 +1,5 @@
 /** One Server-Sent Events frame as received. */
-export interface SseFrame {
+interface SseFrame {
   readonly id?: string;
   readonly event?: string;
   readonly data?: string;

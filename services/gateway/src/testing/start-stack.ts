@@ -15,7 +15,7 @@ import {
 } from '../../../runtime/src/testing/service-process.ts';
 
 /** Entry point of the gateway process. */
-export const GATEWAY_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
+const GATEWAY_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 /** Where the stack runs: one test file's servers and prefix. */
 export interface StackEnvironment {
@@ -39,7 +39,7 @@ export interface Stack {
 }
 
 /** Port logged by a `<name> http listening` line. */
-export function listeningPort(lines: readonly string[], name: string): number {
+function listeningPort(lines: readonly string[], name: string): number {
   const line = lines.find((l) => l.includes(`${name} http listening`));
   const port = (JSON.parse(line ?? '{}') as { port?: number }).port;
   if (port === undefined) throw new Error(`${name} logged no port`);

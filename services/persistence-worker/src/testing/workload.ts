@@ -13,10 +13,9 @@ import {
   type PersistenceCommand,
   parsePersistenceCommandOrThrow,
   parseSessionEventOrThrow,
-  SAMPLE_TRACE_ID,
   type SessionEvent,
-  sampleEventPayloads,
 } from '@agentwire/contracts';
+import { SAMPLE_TRACE_ID, sampleEventPayloads } from '@agentwire/contracts/testing';
 
 /** One message of the workload. */
 export type WorkItem =

@@ -32,7 +32,7 @@ export interface JetStreamPublisherOptions {
 }
 
 /** Thrown when a publish was still being retried as the session was abandoned. */
-export class PublishAbandoned extends Error {
+class PublishAbandoned extends Error {
   override readonly name = 'PublishAbandoned';
 }
 

@@ -1,5 +1,12 @@
 import type { InputOp } from '@agentwire/contracts';
-import { isInputOp } from '@agentwire/contracts';
+import {
+  EmptyRequest,
+  type ErrorReply,
+  isInputOp,
+  isRuntimeOp,
+  OpenRequest,
+  type RuntimeOp,
+} from '@agentwire/contracts';
 import {
   type AppendError,
   RuntimeError,
@@ -13,13 +20,6 @@ import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';
 import { type Resident, ResidentPool } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
-import {
-  EmptyRequest,
-  type ErrorReply,
-  isRuntimeOp,
-  OpenRequest,
-  type RuntimeOp,
-} from './runtime-protocol.ts';
 import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 import { type SessionTrace, sessionTrace } from './session-trace.ts';
@@ -50,7 +50,7 @@ function unknownOpReply(op: string): ErrorReply {
   return errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`));
 }
 
-/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). */
+/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). @internal Exported for its tests. */
 export function pingSubject(prefix: string, instanceId: string): string {
   return `${prefix}.rt.instance.${instanceId}.ping`;
 }

@@ -1,20 +1,18 @@
 import type { RuntimeErrorCode } from '@agentwire/contracts';
 import {
+  AnswerPermissionRequest,
+  EmptyRequest,
+  type ErrorReply,
   type InputOp,
   PromptRequest,
   RemoveInputRequest,
+  RenameRequest,
   ReorderInputsRequest,
+  type RuntimeOp,
   type SteerRejectReason,
 } from '@agentwire/contracts';
 import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
 import { parseRequest } from './request-body.ts';
-import {
-  AnswerPermissionRequest,
-  EmptyRequest,
-  type ErrorReply,
-  RenameRequest,
-  type RuntimeOp,
-} from './runtime-protocol.ts';
 
 /** Limits applied to operations. */
 export interface OpLimits {

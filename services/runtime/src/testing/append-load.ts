@@ -3,7 +3,7 @@ import type { RuntimeHost } from '../nats/runtime-host.ts';
 const TRACE = '5bf92f3577b34da6a3ce929d0e0e4736';
 
 /** One acknowledged append: the event's number and when its `appendEvent` resolved. */
-export interface AckedAppend {
+interface AckedAppend {
   readonly sequence: number;
   readonly checkpointId: string;
   readonly at: number;

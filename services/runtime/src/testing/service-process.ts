@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 /** The launcher of the end-to-end tests lives in `@agentwire/testing`. */
 export {
   type ServiceProcess,
-  type StartServiceOptions,
   startServiceProcess,
 } from '@agentwire/testing';
 

@@ -1,0 +1,8 @@
+// Test kit of @agentwire/contracts: for tests only, never imported by production code.
+export { samplePersistenceCommands } from './sample-records.ts';
+export {
+  SAMPLE_TRACE_ID,
+  type SampleEventOverrides,
+  sampleEventPayloads,
+  sampleSessionEvent,
+} from './samples.ts';
