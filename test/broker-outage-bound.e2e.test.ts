@@ -1,4 +1,5 @@
 import { setTimeout as holdFor } from 'node:timers/promises';
+import { openSse, type Stack, startStack } from '@agentwire/gateway/testing';
 import {
   createTestEnvironment,
   type NatsServerProcess,
@@ -7,8 +8,6 @@ import {
   waitUntil,
 } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSse } from '../services/gateway/src/testing/sse-client.ts';
-import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
 
 /** The runtime's outage bound in this test, and the outage: well past it. */
 const BOUND_MS = 1_500;

@@ -1,6 +1,7 @@
 import { setTimeout as holdFor } from 'node:timers/promises';
 import { type BusConnection, connectBus, lastSessionSequence } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
+import { openSse, type SseConnection, type Stack, startStack } from '@agentwire/gateway/testing';
 import {
   createTestEnvironment,
   type NatsServerProcess,
@@ -10,8 +11,6 @@ import {
 } from '@agentwire/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSse, type SseConnection } from '../services/gateway/src/testing/sse-client.ts';
-import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
 
 const SESSIONS = 20;
 const TURNS = 3;

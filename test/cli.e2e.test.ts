@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type Stack, startStack } from '@agentwire/gateway/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
 
 const CLI = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

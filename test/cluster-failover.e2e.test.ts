@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type BusConnection, connectBus, followSession } from '@agentwire/bus';
 import { type Names, names as namesOf, type SessionEvent } from '@agentwire/contracts';
+import { spawnProjection } from '@agentwire/projection';
+import { RuntimeConfig, type StartedRuntime, startRuntime } from '@agentwire/runtime';
+import { type AppendLoad, startAppendLoad } from '@agentwire/runtime/testing';
 import { createDatabase } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
 import {
@@ -16,10 +19,6 @@ import {
 } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnProjection } from '../services/projection/src/spawn-projection.ts';
-import { RuntimeConfig } from '../services/runtime/src/config.ts';
-import { type StartedRuntime, startRuntime } from '../services/runtime/src/start-runtime.ts';
-import { type AppendLoad, startAppendLoad } from '../services/runtime/src/testing/append-load.ts';
 import { startWorkerProcess } from './persistence-worker-process.ts';
 
 const SESSIONS = 20;

@@ -1,10 +1,9 @@
 import { type BusConnection, connectBus, lastSessionSequence, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
+import { buildApp } from '@agentwire/gateway';
+import { openSse, type SseConnection, type Stack, startStack } from '@agentwire/gateway/testing';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../services/gateway/src/build-app.ts';
-import { openSse, type SseConnection } from '../services/gateway/src/testing/sse-client.ts';
-import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
 
 let env: TestEnvironment;
 let stack: Stack;

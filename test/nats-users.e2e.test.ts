@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NATS_ROLES, type NatsRole, natsAuthorizationConfig } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
+import { openSse, type Stack, startStack } from '@agentwire/gateway/testing';
 import {
   createTestEnvironment,
   type NatsServerProcess,
@@ -14,14 +15,9 @@ import {
   type TestEnvironment,
   waitUntil,
 } from '@agentwire/testing';
+import { spawnTitleSidecar, type TitleSidecarProcess } from '@agentwire/title-sidecar/testing';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSse } from '../services/gateway/src/testing/sse-client.ts';
-import { type Stack, startStack } from '../services/gateway/src/testing/start-stack.ts';
-import {
-  spawnTitleSidecar,
-  type TitleSidecarProcess,
-} from '../services/title-sidecar/src/testing/spawn-title-sidecar.ts';
 
 const CLI = fileURLToPath(new URL('../services/cli/src/main.ts', import.meta.url));
 const support = natsServerSupport();

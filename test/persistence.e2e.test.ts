@@ -6,7 +6,7 @@ import {
   publishAll,
   type WorkItem,
   waitForConsumersIdle,
-} from '@agentwire/persistence-worker';
+} from '@agentwire/persistence-worker/testing';
 import { createDatabase } from '@agentwire/store';
 import { canonicalDump } from '@agentwire/store/testing';
 import {

@@ -1,12 +1,9 @@
 import { RuntimeClient as BusRuntimeClient, deadLetterStream } from '@agentwire/bus';
 import { duplicateNumbers, readSessionMessages } from '@agentwire/bus/testing';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 let stack: RuntimeStack;
 let frontend: BusRuntimeClient;

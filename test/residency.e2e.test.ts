@@ -1,11 +1,8 @@
 import { RuntimeClient as BusRuntimeClient } from '@agentwire/bus';
 import { duplicateNumbers, readSessionMessages } from '@agentwire/bus/testing';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 const SESSIONS = 8;
 const TURNS = 4;

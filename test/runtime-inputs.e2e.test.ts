@@ -1,12 +1,9 @@
 import type { SessionEvent } from '@agentwire/contracts';
+import type { RuntimeClient } from '@agentwire/runtime/testing';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 let stack: RuntimeStack;
 let client: RuntimeClient;

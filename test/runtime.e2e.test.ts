@@ -3,15 +3,11 @@ import path from 'node:path';
 import { type BusConnection, openTurns } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
 import { collapsedTypes, TWO_TOOLS_TURN_TYPES } from '@agentwire/engine/testing';
+import type { RuntimeClient, ServiceProcess } from '@agentwire/runtime/testing';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
-import type { ServiceProcess } from '../services/runtime/src/testing/service-process.ts';
 
 let stack: RuntimeStack;
 let bus: BusConnection;

@@ -1,11 +1,8 @@
 import { HEADERS, type SessionEvent } from '@agentwire/contracts';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { getLastSequence } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 let stack: RuntimeStack;
 

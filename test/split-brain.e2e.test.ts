@@ -6,13 +6,10 @@ import {
   type RetainedMessage,
   readSessionMessages,
 } from '@agentwire/bus/testing';
+import type { RuntimeClient } from '@agentwire/runtime/testing';
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 /** Lease TTL of these runtimes: short, so that half of it is a pause a test can hold. */
 const TTL_MS = 10_000;

@@ -1,8 +1,7 @@
 import { type SessionEvent, SessionProjection } from '@agentwire/contracts';
-import { waitForConsumersIdle } from '@agentwire/persistence-worker';
+import { waitForConsumersIdle } from '@agentwire/persistence-worker/testing';
+import type { EventWatcher, RuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
-import type { EventWatcher } from '../services/runtime/src/testing/event-watcher.ts';
-import type { RuntimeStack } from '../services/runtime/src/testing/runtime-stack.ts';
 
 /** A title as an event or a row states it. */
 export interface TitleState {

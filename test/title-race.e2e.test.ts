@@ -1,11 +1,12 @@
 import type { SessionEvent } from '@agentwire/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventWatcher, watchEvents } from '../services/runtime/src/testing/event-watcher.ts';
-import type { RuntimeReply } from '../services/runtime/src/testing/runtime-client.ts';
+import type { RuntimeReply } from '@agentwire/runtime/testing';
 import {
+  type EventWatcher,
   type RuntimeStack,
   startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
+  watchEvents,
+} from '@agentwire/runtime/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   askedForTitle,
   projectedTitles,

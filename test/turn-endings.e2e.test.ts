@@ -1,20 +1,18 @@
 import { RuntimeClient as BusClient, lastSessionSequence } from '@agentwire/bus';
 import type { SessionEvent, SessionProjection } from '@agentwire/contracts';
-import { waitUntil } from '@agentwire/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSse, type SseConnection } from '../services/gateway/src/testing/sse-client.ts';
-import type { Follow, RuntimeClient } from '../services/runtime/src/testing/runtime-client.ts';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
+import { openSse, type SseConnection } from '@agentwire/gateway/testing';
+import type { Follow, RuntimeClient } from '@agentwire/runtime/testing';
 import {
   durableEvents,
   loadTranscriptEntries,
   otherAnswers,
+  type RuntimeStack,
+  startRuntimeStack,
   transcriptView,
   wireSettlement,
-} from '../services/runtime/src/testing/turn-settlement.ts';
+} from '@agentwire/runtime/testing';
+import { waitUntil } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
  * Issue 20: whatever ends a turn, at whatever point, leaves no ghost. Each case parks a

@@ -1,9 +1,6 @@
+import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type RuntimeStack,
-  startRuntimeStack,
-} from '../services/runtime/src/testing/runtime-stack.ts';
 
 let stack: RuntimeStack;
 

@@ -11,6 +11,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { names } from '@agentwire/contracts';
+import { RuntimeConfig, type StartedRuntime, startRuntime } from '@agentwire/runtime';
+import { startAppendLoad } from '@agentwire/runtime/testing';
 import { createDatabase, migrate } from '@agentwire/store';
 import { noopLogger } from '@agentwire/telemetry';
 import {
@@ -20,9 +22,6 @@ import {
   startNatsCluster,
   startNatsServer,
 } from '@agentwire/testing/nats';
-import { RuntimeConfig } from '../../../services/runtime/src/config.ts';
-import { type StartedRuntime, startRuntime } from '../../../services/runtime/src/start-runtime.ts';
-import { startAppendLoad } from '../../../services/runtime/src/testing/append-load.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 

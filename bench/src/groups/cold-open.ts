@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { StartedRuntime } from '@agentwire/runtime';
+import { analyzeTranscriptTables } from '@agentwire/runtime/testing';
 import type { createDatabase } from '@agentwire/store';
-import type { StartedRuntime } from '../../../services/runtime/src/start-runtime.ts';
-import { analyzeTranscriptTables } from '../../../services/runtime/src/testing/analyze-transcript-tables.ts';
 
 /** The cold-open session of the runtime group: 10,000 messages and 50,000 parts. */
 export const COLD_MESSAGES = 10_000;

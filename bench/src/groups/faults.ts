@@ -21,8 +21,9 @@ import {
   provision,
 } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { createScratchDatabase, dropScratchDatabase } from '@agentwire/persistence-worker';
-import { allAppliedFilter, generateSessionEvents } from '@agentwire/projection';
+import { createScratchDatabase, dropScratchDatabase } from '@agentwire/persistence-worker/testing';
+import { allAppliedFilter } from '@agentwire/projection';
+import { generateSessionEvents } from '@agentwire/projection/testing';
 import { createDatabase, migrate } from '@agentwire/store';
 import { type ServiceProcess, startNatsServer, startServiceProcess } from '@agentwire/testing';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';

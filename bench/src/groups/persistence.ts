@@ -8,16 +8,18 @@ import { randomBytes } from 'node:crypto';
 import { type BusConnection, connectBus, deadLetterStream, provision } from '@agentwire/bus';
 import { HEADERS, isDurableEventType, names } from '@agentwire/contracts';
 import {
+  startWorkerRuntime,
+  WorkerConfig,
+  type WorkerRuntime,
+} from '@agentwire/persistence-worker';
+import {
   createScratchDatabase,
   dropScratchDatabase,
   generateWorkload,
   publishAll,
   publishWorkItem,
-  startWorkerRuntime,
-  WorkerConfig,
-  type WorkerRuntime,
   type WorkItem,
-} from '@agentwire/persistence-worker';
+} from '@agentwire/persistence-worker/testing';
 import { createDatabase, migrate } from '@agentwire/store';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';

@@ -15,14 +15,13 @@ import {
 import { names } from '@agentwire/contracts';
 import {
   allAppliedFilter,
-  type GeneratedEvent,
-  generateSessionEvents,
   PgProjectionStore,
   type ProjectionProcess,
   rebuildFromStream,
   reduceSessionProjection,
   spawnProjection,
 } from '@agentwire/projection';
+import { type GeneratedEvent, generateSessionEvents } from '@agentwire/projection/testing';
 import { createDatabase } from '@agentwire/store';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { sql } from 'kysely';

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { connectBus, deleteProvisioned } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
+import { RuntimeConfig, startRuntime } from '@agentwire/runtime';
 import { createDatabase, migrate } from '@agentwire/store';
-import { RuntimeConfig } from '../../../services/runtime/src/config.ts';
-import { startRuntime } from '../../../services/runtime/src/start-runtime.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 import {

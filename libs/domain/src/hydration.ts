@@ -20,8 +20,6 @@ export interface TranscriptEntry {
 
 /**
  * Options of {@link hydrateTranscript}.
- *
- * @internal Exported for its tests.
  */
 export interface HydrationOptions {
   /** Trace id stamped on every event (a W3C trace id; cold recovery passes its own). */

@@ -64,3 +64,29 @@ export const DatabaseConfig = z.object({
 });
 /** Parsed {@link DatabaseConfig}. */
 export type DatabaseConfig = z.infer<typeof DatabaseConfig>;
+
+/**
+ * The model a service calls (the runtime's turns, the title sidecar's default model): the
+ * scripted provider, or an OpenAI-compatible endpoint. Compose with `.extend(...shape)` and
+ * finish with `.refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED)`.
+ */
+export const ModelProviderConfig = z.object({
+  AW_MODEL_PROVIDER: z.enum(['scripted', 'openai-compatible']).default('scripted'),
+  AW_MODEL_BASE_URL: z.string().url().optional(),
+  AW_MODEL_API_KEY: z.string().optional(),
+  AW_MODEL_ID: z.string().min(1).optional(),
+});
+
+/** True unless an OpenAI-compatible provider is chosen without its endpoint and model. */
+export function hasModelEndpoint(c: z.infer<typeof ModelProviderConfig>): boolean {
+  return (
+    c.AW_MODEL_PROVIDER === 'scripted' ||
+    (c.AW_MODEL_BASE_URL !== undefined && c.AW_MODEL_ID !== undefined)
+  );
+}
+
+/** The start-up error of a config that fails {@link hasModelEndpoint}. */
+export const MODEL_ENDPOINT_REQUIRED = {
+  message: 'AW_MODEL_PROVIDER=openai-compatible needs AW_MODEL_BASE_URL and AW_MODEL_ID',
+  path: ['AW_MODEL_BASE_URL'],
+};

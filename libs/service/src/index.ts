@@ -4,7 +4,10 @@ export {
   DatabaseConfig,
   DEFAULT_DATABASE_URL,
   DEFAULT_NATS_URL,
+  hasModelEndpoint,
   LOG_LEVELS,
+  MODEL_ENDPOINT_REQUIRED,
+  ModelProviderConfig,
   positiveInt,
   token,
 } from './base-service-config.ts';

@@ -203,8 +203,6 @@ export async function saveUserMessage(
 
 /**
  * A message read back with its parts (cold recovery, R10.4).
- *
- * @internal Exported for its tests.
  */
 export interface TranscriptMessage {
   readonly message: MessageRow;

@@ -22,6 +22,7 @@ export { PostgresControlError } from './postgres-control.ts';
 export type { Capability } from './postgres-server.ts';
 export type { HarnessInfo } from './provided-context.ts';
 export { postgresRestartSupport, restartPostgres } from './restart-postgres.ts';
+export { seededRandom } from './seeded-random.ts';
 export {
   readServerSettings,
   type ServerMode,

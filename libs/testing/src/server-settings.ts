@@ -7,7 +7,11 @@
 /** `AGENTWIRE_TEST_SERVERS`: force containers, force the local servers, or decide. */
 export type ServerMode = 'containers' | 'local' | 'auto';
 
-/** The socket `scripts/containers.sh` serves Podman's Docker-compatible API on. @internal Exported for its tests. */
+/**
+ * The socket `scripts/containers.sh` serves Podman's Docker-compatible API on.
+ *
+ * @internal Exported for its tests.
+ */
 export const AGENTWIRE_PODMAN_SOCKET = '/run/agentwire/podman.sock';
 
 /** Default local servers of the fallback (COMMON.md's machine notes). */
@@ -30,7 +34,11 @@ export interface ServerSettings {
   readonly natsUrl: string;
 }
 
-/** Thrown for an `AGENTWIRE_TEST_SERVERS` value that is not one of the three modes. @internal Exported for its tests. */
+/**
+ * Thrown for an `AGENTWIRE_TEST_SERVERS` value that is not one of the three modes.
+ *
+ * @internal Exported for its tests.
+ */
 export class InvalidServerModeError extends Error {
   override readonly name = 'InvalidServerModeError';
   readonly code = 'AW_TEST_INVALID_SERVER_MODE';

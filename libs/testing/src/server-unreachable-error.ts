@@ -40,7 +40,11 @@ export class ServerUnreachableError extends Error {
   }
 }
 
-/** The URL without its password, for messages. @internal Exported for its tests. */
+/**
+ * The URL without its password, for messages.
+ *
+ * @internal Exported for its tests.
+ */
 export function redact(url: string): string {
   try {
     const u = new URL(url);

@@ -13,17 +13,12 @@ import {
   canonicalDump,
   isDurableEvent,
 } from '@agentwire/store/testing';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, seededRandom, type TestEnvironment } from '@agentwire/testing';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyCommand } from './apply-command.ts';
 import { commandBatchApply } from './command-batch-handler.ts';
-import {
-  generateWorkload,
-  seededRandom,
-  shuffleWithinSessions,
-  type WorkItem,
-} from './testing/workload.ts';
+import { generateWorkload, shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
 
 let env: TestEnvironment;
 let db: Kysely<Database>;

@@ -23,20 +23,4 @@ export {
   type WorkerRuntime,
   type WorkerRuntimeOptions,
 } from './start-worker-runtime.ts';
-/** Test and bench helpers: seeded workload, publishing, consumer backlog. */
-export { publishAll, publishWorkItem } from './testing/publish-work-item.ts';
-export { createScratchDatabase, dropScratchDatabase } from './testing/scratch-database.ts';
-export {
-  type ConsumerBacklog,
-  consumerBacklogs,
-  waitForConsumersIdle,
-} from './testing/wait-for-consumers.ts';
-export {
-  generateWorkload,
-  seededRandom,
-  sessionOf,
-  shuffleWithinSessions,
-  type WorkItem,
-  type WorkloadOptions,
-} from './testing/workload.ts';
 export { createWorkerMetrics, type WorkerMetrics } from './worker-metrics.ts';

@@ -3,7 +3,7 @@ import { type EventType, HEADERS, names, type SessionEvent } from '@agentwire/co
 import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { getLastSequence, getSession } from '@agentwire/store';
 import { listEntries } from '@agentwire/store/testing';
-import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { createTestEnvironment, seededRandom, type TestEnvironment } from '@agentwire/testing';
 import type { JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
 import { disposeWithStreams } from './testing/dispose-with-streams.ts';
 import { waitForConsumersIdle } from './testing/wait-for-consumers.ts';
-import { seededRandom, shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
+import { shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
 
 let env: TestEnvironment;
 let config: WorkerConfig;

@@ -1,7 +1,6 @@
 export { allAppliedFilter } from './applied-notices.ts';
 export type { ApplierStats } from './applier-stats.ts';
 export { reduceSessionProjection } from './domain-reduce.ts';
-export { type GeneratedEvent, generateSessionEvents } from './generate-session-events.ts';
 export { PgProjectionStore } from './pg-projection-store.ts';
 export { rebuildFromStream } from './rebuild-from-stream.ts';
 export { type ProjectionProcess, spawnProjection } from './spawn-projection.ts';

@@ -9,15 +9,16 @@ import {
 import { HEADERS, names, ProjectionGetReply, type SessionEvent } from '@agentwire/contracts';
 import { rebuildProjection } from '@agentwire/domain';
 import { createDatabase, type Database, migrate } from '@agentwire/store';
-import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
+import {
+  createTestEnvironment,
+  seededRandom,
+  type TestEnvironment,
+  waitUntil,
+} from '@agentwire/testing';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type GeneratedEvent,
-  generateSessionEvents,
-  seededRandom,
-} from './generate-session-events.ts';
 import { type ProjectionProcess, spawnProjection } from './spawn-projection.ts';
+import { type GeneratedEvent, generateSessionEvents } from './testing/generate-session-events.ts';
 
 let env: TestEnvironment;
 let bus: BusConnection;

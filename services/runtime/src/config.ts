@@ -1,6 +1,14 @@
 import { TITLE_STORE_RETRY_DEFAULT_MS, TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
 import { type ResidencyOptions, resolveResidencyOptions } from '@agentwire/domain';
-import { BaseServiceConfig, DatabaseConfig, positiveInt, token } from '@agentwire/service';
+import {
+  BaseServiceConfig,
+  DatabaseConfig,
+  hasModelEndpoint,
+  MODEL_ENDPOINT_REQUIRED,
+  ModelProviderConfig,
+  positiveInt,
+  token,
+} from '@agentwire/service';
 import { z } from 'zod';
 import { DEFAULT_TOOL_ENV_ALLOW, RUNTIME_SECRET_VARIABLES } from './tools/tool-environment.ts';
 
@@ -43,15 +51,12 @@ const RESIDENCY_VARIABLES: { readonly [K in keyof ResidencyOptions]: string } = 
  * `AW_MODEL_BASE_URL` and `AW_MODEL_ID` (and usually `AW_MODEL_API_KEY`).
  */
 export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
+  .extend(ModelProviderConfig.shape)
   .extend({
     /** Every tool path is confined to this directory (issue 6, item 4). */
     AW_WORKSPACE_ROOT: z.string().min(1),
     /** This process's instance id; random per start when absent (never reused, R13.1). */
     AW_INSTANCE_ID: token().optional(),
-    AW_MODEL_PROVIDER: z.enum(['scripted', 'openai-compatible']).default('scripted'),
-    AW_MODEL_BASE_URL: z.string().url().optional(),
-    AW_MODEL_API_KEY: z.string().optional(),
-    AW_MODEL_ID: z.string().min(1).optional(),
     AW_SCRIPTED_SCENARIO: z.string().min(1).default('streamed_text'),
     /** Overrides every scripted scenario's delay between streamed parts. */
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
@@ -109,14 +114,6 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
       });
     }
   })
-  .refine(
-    (c) =>
-      c.AW_MODEL_PROVIDER === 'scripted' ||
-      (c.AW_MODEL_BASE_URL !== undefined && c.AW_MODEL_ID !== undefined),
-    {
-      message: 'AW_MODEL_PROVIDER=openai-compatible needs AW_MODEL_BASE_URL and AW_MODEL_ID',
-      path: ['AW_MODEL_BASE_URL'],
-    },
-  );
+  .refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED);
 /** The runtime's parsed configuration. */
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;

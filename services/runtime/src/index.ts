@@ -1,2 +1,2 @@
 export { RuntimeConfig } from './config.ts';
-export { startRuntime } from './start-runtime.ts';
+export { type StartedRuntime, startRuntime } from './start-runtime.ts';

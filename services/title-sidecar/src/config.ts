@@ -1,5 +1,12 @@
 import { TITLE_STORE_RETRY_DEFAULT_MS, TITLE_TIMEOUT_DEFAULT_MS } from '@agentwire/contracts';
-import { BaseServiceConfig, DatabaseConfig, positiveInt } from '@agentwire/service';
+import {
+  BaseServiceConfig,
+  DatabaseConfig,
+  hasModelEndpoint,
+  MODEL_ENDPOINT_REQUIRED,
+  ModelProviderConfig,
+  positiveInt,
+} from '@agentwire/service';
 import { z } from 'zod';
 
 /**
@@ -8,6 +15,7 @@ import { z } from 'zod';
  * with the same `AW_PREFIX` joins the same queue group and shares the requests.
  */
 export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
+  .extend(ModelProviderConfig.shape)
   .extend({
     /** Connection and application name; defaults to `title-sidecar-<pid>`. */
     AW_INSTANCE_ID: z.string().min(1).optional(),
@@ -16,10 +24,6 @@ export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** A request body larger than this is answered `payload_too_large` unread. */
     AW_TITLE_MAX_REQUEST_BYTES: positiveInt(256 * 1024),
     /** The default title model: `scripted` (local runs, tests) or an OpenAI-compatible API. */
-    AW_MODEL_PROVIDER: z.enum(['scripted', 'openai-compatible']).default('scripted'),
-    AW_MODEL_BASE_URL: z.string().url().optional(),
-    AW_MODEL_API_KEY: z.string().optional(),
-    AW_MODEL_ID: z.string().min(1).optional(),
     /** Provider id a request's `modelSelection` names to reach the OpenAI-compatible API. */
     AW_MODEL_PROVIDER_ID: z.string().min(1).default('openai-compatible'),
     /** Output limit of the default model, when known: the request asks min(5000, it). */
@@ -39,14 +43,6 @@ export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
       TITLE_TIMEOUT_DEFAULT_MS + TITLE_STORE_RETRY_DEFAULT_MS + 15_000,
     ),
   })
-  .refine(
-    (c) =>
-      c.AW_MODEL_PROVIDER === 'scripted' ||
-      (c.AW_MODEL_BASE_URL !== undefined && c.AW_MODEL_ID !== undefined),
-    {
-      message: 'AW_MODEL_PROVIDER=openai-compatible needs AW_MODEL_BASE_URL and AW_MODEL_ID',
-      path: ['AW_MODEL_BASE_URL'],
-    },
-  );
+  .refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED);
 /** The title sidecar's parsed configuration. */
 export type TitleSidecarConfig = z.infer<typeof TitleSidecarConfig>;

@@ -23,15 +23,6 @@ export {
   TITLE_SCENARIOS,
   withoutMainTurnDirectives,
 } from './scripted-title-provider.ts';
-/** Test helpers: the sidecar as its own process, a client, seeding and waiting. */
-export { spawnTitleSidecar, type TitleSidecarProcess } from './testing/spawn-title-sidecar.ts';
-export {
-  connectTitleClient,
-  seedSession,
-  storedTitle,
-  type TitleClient,
-  waitFor,
-} from './testing/title-test-kit.ts';
 export {
   createTitleMetrics,
   outcomeOf,

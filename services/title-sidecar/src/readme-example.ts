@@ -1,5 +1,6 @@
 /** The README's example, kept here so that `tsc` checks it (never run). */
-import { connectTitleClient, startTitleSidecar, TitleSidecarConfig } from './index.ts';
+import { startTitleSidecar, TitleSidecarConfig } from './index.ts';
+import { connectTitleClient } from './testing/index.ts';
 
 /** Starts a sidecar, asks for one title and returns it when it was applied and changed. */
 export async function readmeExample(url: string): Promise<string | null | undefined> {

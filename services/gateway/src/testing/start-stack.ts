@@ -18,7 +18,7 @@ import {
 const GATEWAY_MAIN = fileURLToPath(new URL('../main.ts', import.meta.url));
 
 /** Where the stack runs: one test file's servers and prefix. */
-export interface StackEnvironment {
+interface StackEnvironment {
   readonly natsUrl: string;
   readonly databaseUrl: string;
   readonly prefix: string;

@@ -16,6 +16,7 @@ import {
   type SessionEvent,
 } from '@agentwire/contracts';
 import { SAMPLE_TRACE_ID, sampleEventPayloads } from '@agentwire/contracts/testing';
+import { seededRandom } from '@agentwire/testing';
 
 /** One message of the workload. */
 export type WorkItem =
@@ -34,18 +35,6 @@ export interface WorkloadOptions {
   readonly skippedShare?: number;
   /** Bytes of filler text per message, for benches with same-sized rows. Default 0. */
   readonly fillerBytes?: number;
-}
-
-/** A small, fast, seeded PRNG (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const BASE_TIME = 1_760_000_000_000;

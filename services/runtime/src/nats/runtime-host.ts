@@ -50,7 +50,7 @@ function unknownOpReply(op: string): ErrorReply {
   return errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`));
 }
 
-/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). @internal Exported for its tests. */
+/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). */
 export function pingSubject(prefix: string, instanceId: string): string {
   return `${prefix}.rt.instance.${instanceId}.ping`;
 }

@@ -10,7 +10,7 @@ import { RuntimeClient } from './runtime-client.ts';
 import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
 
 /** Options of {@link startRuntimeStack}. */
-export interface RuntimeStackOptions {
+interface RuntimeStackOptions {
   /** Names the bus connection and the temporary workspace. */
   readonly name: string;
   /** Added to every runtime's environment (limits, title generation, ...). */

@@ -15,7 +15,7 @@ import { loadTranscript } from '@agentwire/store';
 import type { StoreDb } from '../nats/session-loader.ts';
 
 /** What the wire left open, and what it mentioned after settling it (issue 20). */
-export interface WireSettlement {
+interface WireSettlement {
   /** Request ids of `permission_requested` with no later resolved or denied event. */
   readonly openRequests: readonly string[];
   /** Tool call ids scheduled with no later result or error. */

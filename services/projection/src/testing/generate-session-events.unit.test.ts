@@ -1,7 +1,7 @@
 import { parseSessionEvent } from '@agentwire/contracts';
 import { rebuildProjection } from '@agentwire/domain';
 import { describe, expect, it } from 'vitest';
-import { reduceSessionProjection } from './domain-reduce.ts';
+import { reduceSessionProjection } from '../domain-reduce.ts';
 import { generateSessionEvents } from './generate-session-events.ts';
 
 describe('generateSessionEvents', () => {

@@ -1,26 +1,11 @@
 import type { EventType, SessionEvent } from '@agentwire/contracts';
 import { sampleEventPayloads } from '@agentwire/contracts/testing';
+import { seededRandom } from '@agentwire/testing';
 
 /** One generated event with the `Aw-Prev-Seq` its publisher would stamp. */
 export interface GeneratedEvent {
   readonly event: SessionEvent;
   readonly prev: number;
-}
-
-/**
- * A small seeded PRNG (mulberry32): generated sessions are reproducible.
- *
- * @internal Exported for its tests.
- */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 type Step = (turn: number) => { type: EventType; payload: Record<string, unknown> };

@@ -1,0 +1,9 @@
+// Test kit of @agentwire/title-sidecar: for tests only, never imported by production code.
+export { spawnTitleSidecar, type TitleSidecarProcess } from './spawn-title-sidecar.ts';
+export {
+  connectTitleClient,
+  seedSession,
+  storedTitle,
+  type TitleClient,
+  waitFor,
+} from './title-test-kit.ts';
