@@ -22,7 +22,6 @@ import {
 } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { createScratchDatabase, dropScratchDatabase } from '@agentwire/persistence-worker/testing';
-import { allAppliedFilter } from '@agentwire/projection';
 import { generateSessionEvents } from '@agentwire/projection/testing';
 import { createDatabase, migrate } from '@agentwire/store';
 import { type ServiceProcess, startNatsServer, startServiceProcess } from '@agentwire/testing';
@@ -189,9 +188,10 @@ async function workerCatchup(kill: boolean): Promise<number> {
 /** Every session's last applied number, from the projection's commit notices. */
 function watchApplied(bus: BusConnection, prefix: string) {
   const applied = new Map<string, number>();
-  const sub = bus.nc.subscribe(allAppliedFilter(prefix), {
+  const notices = names(prefix);
+  const sub = bus.nc.subscribe(notices.projectionAppliedFilter, {
     callback: (_err, msg) => {
-      const sid = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      const sid = notices.parseProjectionApplied(msg.subject) ?? '';
       applied.set(sid, Math.max(applied.get(sid) ?? 0, Number(msg.string())));
     },
   });

@@ -14,7 +14,6 @@ import {
 } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import {
-  allAppliedFilter,
   PgProjectionStore,
   type ProjectionProcess,
   rebuildFromStream,
@@ -75,10 +74,11 @@ async function measureLag(bus: BusConnection, prefix: string): Promise<number[]>
   const sentAt = new Map<string, Map<number, number>>();
   const seen = new Map<string, number>();
   const lags: number[] = [];
-  const sub = bus.nc.subscribe(allAppliedFilter(prefix), {
+  const notices = names(prefix);
+  const sub = bus.nc.subscribe(notices.projectionAppliedFilter, {
     callback: (_err, msg) => {
       const now = performance.now();
-      const sid = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      const sid = notices.parseProjectionApplied(msg.subject) ?? '';
       const last = Number(msg.string());
       const sent = sentAt.get(sid);
       if (sent === undefined) return;

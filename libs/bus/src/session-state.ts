@@ -130,11 +130,14 @@ export async function openTurns(
   n: Names,
   sessionId: string,
 ): Promise<OpenTurn[]> {
-  const txPrefix = n.transientSubject(sessionId, 'x').slice(0, -1);
-  const info = await jsm.streams.info(n.eventsStream, { subjects_filter: `${txPrefix}*` });
+  const filter = n.transientFilter(sessionId);
+  const info = await jsm.streams.info(n.eventsStream, { subjects_filter: filter });
   const subjects = info.state.subjects ?? {};
   return Object.entries(subjects)
-    .map(([subject, messages]) => ({ turnId: subject.slice(txPrefix.length), subject, messages }))
+    .flatMap(([subject, messages]) => {
+      const turnId = n.parseEventSubject(subject)?.turnId;
+      return turnId === undefined || turnId === null ? [] : [{ turnId, subject, messages }];
+    })
     .sort((a, b) => a.subject.localeCompare(b.subject));
 }
 

@@ -17,6 +17,8 @@ export interface Names {
   eventSubject(sessionId: string): string;
   /** Transient events (R3.3) of one turn of one session. */
   transientSubject(sessionId: string, turnId: string): string;
+  /** Filter matching every transient subject of one session. */
+  transientFilter(sessionId: string): string;
   /** Filter matching every event subject of one session. */
   sessionFilter(sessionId: string): string;
   /** Filter matching every session's non-transient events. */
@@ -39,6 +41,45 @@ export interface Names {
   readonly runtimeOpen: string;
   /** An operation on a resident session, answered by its owner. */
   runtimeOp(sessionId: string, op: string): string;
+  /** Every operation on one session (its owner's subscription). */
+  runtimeSessionOpsFilter(sessionId: string): string;
+  /** Every operation on any session (the queue-group fallback). */
+  readonly runtimeOpsFilter: string;
+  /** A runtime instance's liveness ping, behind lease takeover (R13.1). */
+  runtimeInstancePing(instanceId: string): string;
+  /** Projection instances' membership heartbeats (body `{ id, up }`). */
+  readonly projectionMembers: string;
+  /** Forwarded copies of one session's events for projection instance `member`. */
+  projectionForward(member: string, sessionId: string): string;
+  /** Filter matching every forwarded copy for `member`. */
+  projectionForwardFilter(member: string): string;
+  /** A projection instance's commit notice for one session (body: the last number). */
+  projectionApplied(sessionId: string): string;
+  /** Filter matching every session's commit notices. */
+  readonly projectionAppliedFilter: string;
+
+  /** Session (and turn, on a `tx` subject) of an event subject; `undefined` for any other. */
+  parseEventSubject(subject: string): EventSubject | undefined;
+  /** Session of a persistence command subject; `undefined` for any other. */
+  parseCommandSubject(subject: string): string | undefined;
+  /** Session and operation of `<prefix>.rt.<sid>.<op>`; `undefined` for any other. */
+  parseRuntimeOpSubject(subject: string): RuntimeOpSubject | undefined;
+  /** Session of a forwarded copy for `member`; `undefined` for any other. */
+  parseProjectionForward(member: string, subject: string): string | undefined;
+  /** Session of a commit notice; `undefined` for any other. */
+  parseProjectionApplied(subject: string): string | undefined;
+}
+
+/** What an event subject names: the session, and the turn of a transient (`tx`) subject. */
+interface EventSubject {
+  readonly sessionId: string;
+  readonly turnId: string | null;
+}
+
+/** What a runtime operation subject names. */
+interface RuntimeOpSubject {
+  readonly sessionId: string;
+  readonly op: string;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -71,6 +112,7 @@ export function names(prefix: string = DEFAULT_PREFIX): Names {
       assertSubjectToken('turnId', t);
       return `${prefix}.session.${sid(s)}.tx.${t}`;
     },
+    transientFilter: (s) => `${prefix}.session.${sid(s)}.tx.*`,
     sessionFilter: (s) => `${prefix}.session.${sid(s)}.>`,
     allEventsFilter: `${prefix}.session.*.ev`,
     eventsStreamSubject: `${prefix}.session.*.>`,
@@ -88,7 +130,60 @@ export function names(prefix: string = DEFAULT_PREFIX): Names {
       assertSubjectToken('op', op);
       return `${prefix}.rt.${sid(s)}.${op}`;
     },
+    runtimeSessionOpsFilter: (s) => `${prefix}.rt.${sid(s)}.*`,
+    runtimeOpsFilter: `${prefix}.rt.*.*`,
+    runtimeInstancePing: (instanceId) => {
+      assertSubjectToken('instanceId', instanceId);
+      return `${prefix}.rt.instance.${instanceId}.ping`;
+    },
+    projectionMembers: `${prefix}.projection.members`,
+    projectionForward: (member, s) => {
+      assertSubjectToken('member', member);
+      return `${prefix}.projection.fwd.${member}.${sid(s)}`;
+    },
+    projectionForwardFilter: (member) => {
+      assertSubjectToken('member', member);
+      return `${prefix}.projection.fwd.${member}.*`;
+    },
+    projectionApplied: (s) => `${prefix}.projection.applied.${sid(s)}`,
+    projectionAppliedFilter: `${prefix}.projection.applied.*`,
+    parseEventSubject: (subject) => {
+      const t = tokensAfter(prefix, 'session', subject);
+      if (t?.length === 2 && t[1] === 'ev') return { sessionId: t[0] as string, turnId: null };
+      if (t?.length === 3 && t[1] === 'tx') {
+        return { sessionId: t[0] as string, turnId: t[2] as string };
+      }
+      return undefined;
+    },
+    parseCommandSubject: (subject) => single(tokensAfter(prefix, 'persist', subject)),
+    parseRuntimeOpSubject: (subject) => {
+      const t = tokensAfter(prefix, 'rt', subject);
+      return t?.length === 2 ? { sessionId: t[0] as string, op: t[1] as string } : undefined;
+    },
+    parseProjectionForward: (member, subject) => {
+      const t = tokensAfter(prefix, 'projection', subject);
+      return t?.length === 3 && t[0] === 'fwd' && t[1] === member ? t[2] : undefined;
+    },
+    parseProjectionApplied: (subject) => {
+      const t = tokensAfter(prefix, 'projection', subject);
+      return t?.length === 2 && t[0] === 'applied' ? t[1] : undefined;
+    },
   };
+}
+
+/**
+ * The tokens of `subject` after `<prefix>.<kind>.`, each a valid subject token; `undefined`
+ * when the subject is of another kind or a token is empty or not a token (a wildcard).
+ */
+function tokensAfter(prefix: string, kind: string, subject: string): string[] | undefined {
+  const head = `${prefix}.${kind}.`;
+  if (!subject.startsWith(head)) return undefined;
+  const rest = subject.slice(head.length).split('.');
+  return rest.every((t) => TOKEN.test(t)) ? rest : undefined;
+}
+
+function single(tokens: string[] | undefined): string | undefined {
+  return tokens?.length === 1 ? tokens[0] : undefined;
 }
 
 /** Header names carried on bus messages. */

@@ -1,6 +1,10 @@
-import { decodePersistenceCommand, HEADERS, type PersistenceCommand } from '@agentwire/contracts';
+import {
+  decodePersistenceCommand,
+  HEADERS,
+  type Names,
+  type PersistenceCommand,
+} from '@agentwire/contracts';
 import type { JsMsg } from '@nats-io/jetstream';
-import { sessionOfSubject } from './decode-event-message.ts';
 import { type Decoded, invalid } from './decoded-message.ts';
 
 /**
@@ -10,7 +14,7 @@ import { type Decoded, invalid } from './decoded-message.ts';
  */
 export function decodeCommandMessage(
   msg: JsMsg,
-  options: { readonly maxMessageBytes: number },
+  options: { readonly maxMessageBytes: number; readonly names: Names },
 ): Decoded<PersistenceCommand> {
   if (msg.data.length > options.maxMessageBytes) {
     return invalid(
@@ -21,7 +25,7 @@ export function decodeCommandMessage(
   const parsed = decodePersistenceCommand(msg.data);
   if (!parsed.ok) return invalid(parsed.error.code, parsed.error.message);
   const command = parsed.command;
-  const subjectSession = sessionOfSubject(msg.subject);
+  const subjectSession = options.names.parseCommandSubject(msg.subject);
   if (subjectSession !== command.sessionId) {
     return invalid(
       'subject_mismatch',

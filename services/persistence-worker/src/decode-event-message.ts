@@ -4,8 +4,8 @@ import {
   HEADERS,
   isDurableEventType,
   isEventType,
+  type Names,
   type SessionEvent,
-  SUBJECT_TOKEN_PATTERN,
 } from '@agentwire/contracts';
 import type { DurableEvent } from '@agentwire/store';
 import type { JsMsg } from '@nats-io/jetstream';
@@ -15,6 +15,8 @@ import type { EventItem } from './event-item.ts';
 /** What the event decoder needs to know. */
 export interface DecodeEventOptions {
   readonly maxMessageBytes: number;
+  /** The names the subjects are parsed with. */
+  readonly names: Names;
 }
 
 /** A canonical positive decimal integer (no sign, no leading zero, no exponent). */
@@ -40,7 +42,7 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
       );
     }
     if (!isDurableEventType(headerType)) {
-      const fromHeaders = markFromHeaders(msg);
+      const fromHeaders = markFromHeaders(msg, options.names);
       if (fromHeaders !== undefined) return fromHeaders;
     }
   }
@@ -59,7 +61,7 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
       `${HEADERS.eventType} header says ${headerType} but the body is ${event.type}`,
     );
   }
-  const problem = envelopeProblem(msg, event);
+  const problem = envelopeProblem(msg, event, options.names);
   if (problem !== undefined) return problem;
   if (!isDurableEventType(event.type)) {
     return {
@@ -79,7 +81,7 @@ export function decodeEventMessage(msg: JsMsg, options: DecodeEventOptions): Dec
  * The mark of a non-durable event from its headers and subject alone; `undefined` when it
  * carries no `Aw-Seq` header (the body must be read).
  */
-function markFromHeaders(msg: JsMsg): Decoded<EventItem> | undefined {
+function markFromHeaders(msg: JsMsg, names: Names): Decoded<EventItem> | undefined {
   const raw = msg.headers?.get(HEADERS.sequence) ?? '';
   if (raw === '') return undefined;
   const sequence = Number(raw);
@@ -89,8 +91,8 @@ function markFromHeaders(msg: JsMsg): Decoded<EventItem> | undefined {
       `${HEADERS.sequence} header ${JSON.stringify(raw)} is not a positive integer (R2.2)`,
     );
   }
-  const sessionId = sessionOfSubject(msg.subject);
-  if (sessionId === undefined || !SUBJECT_TOKEN_PATTERN.test(sessionId)) {
+  const sessionId = names.parseEventSubject(msg.subject)?.sessionId;
+  if (sessionId === undefined) {
     return invalid('subject_mismatch', `subject ${msg.subject} names no valid session`);
   }
   const msgId = msg.headers?.get(HEADERS.msgId) ?? '';
@@ -106,8 +108,12 @@ function markFromHeaders(msg: JsMsg): Decoded<EventItem> | undefined {
 }
 
 /** What is wrong with a parsed event given its subject and `Aw-Seq` header, if anything. */
-function envelopeProblem(msg: JsMsg, event: SessionEvent): Decoded<never> | undefined {
-  const subjectSession = sessionOfSubject(msg.subject);
+function envelopeProblem(
+  msg: JsMsg,
+  event: SessionEvent,
+  names: Names,
+): Decoded<never> | undefined {
+  const subjectSession = names.parseEventSubject(msg.subject)?.sessionId;
   if (subjectSession !== event.sessionId) {
     return invalid(
       'subject_mismatch',
@@ -127,13 +133,5 @@ function envelopeProblem(msg: JsMsg, event: SessionEvent): Decoded<never> | unde
       `${HEADERS.sequence} header says ${headerSeq} but the body's sequenceNumber is ${event.sequenceNumber}`,
     );
   }
-  return undefined;
-}
-
-/** The session token of `<prefix>.session.<sid>.ev` (or of `<prefix>.persist.<sid>`). */
-export function sessionOfSubject(subject: string): string | undefined {
-  const tokens = subject.split('.');
-  if (tokens[1] === 'session' && tokens.length >= 4) return tokens[2];
-  if (tokens[1] === 'persist' && tokens.length === 3) return tokens[2];
   return undefined;
 }

@@ -1,3 +1,4 @@
+import type { Names } from '@agentwire/contracts';
 import {
   applyDurableEvents,
   type Database,
@@ -23,11 +24,11 @@ import { SessionNumbers } from './session-numbers.ts';
  */
 export function eventBatchHandler(
   db: Kysely<Database>,
-  maxMessageBytes: number,
+  options: { readonly maxMessageBytes: number; readonly names: Names },
 ): BatchHandler<EventItem> {
   const numbers = new SessionNumbers();
   return {
-    decode: (msg) => numbers.check(decodeEventMessage(msg, { maxMessageBytes })),
+    decode: (msg) => numbers.check(decodeEventMessage(msg, options)),
     attributes: (item) =>
       item.kind === 'event'
         ? {

@@ -8,7 +8,7 @@ export {
 export { commandBatchHandler } from './command-batch-handler.ts';
 export { WorkerConfig } from './config.ts';
 export { decodeCommandMessage } from './decode-command-message.ts';
-export { decodeEventMessage, sessionOfSubject } from './decode-event-message.ts';
+export { decodeEventMessage } from './decode-event-message.ts';
 export type { Decoded, InvalidCode } from './decoded-message.ts';
 export { eventBatchHandler } from './event-batch-handler.ts';
 export { type EventItem, sessionMarks } from './event-item.ts';

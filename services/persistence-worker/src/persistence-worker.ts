@@ -106,7 +106,7 @@ export async function startPersistenceWorker(
       'events',
       n.eventsStream,
       settings.eventsDurable,
-      eventBatchHandler(deps.db, settings.maxMessageBytes),
+      eventBatchHandler(deps.db, { maxMessageBytes: settings.maxMessageBytes, names: n }),
     ),
     await start(
       'commands',

@@ -1,4 +1,4 @@
-import { decodeSessionEvent, HEADERS, type SessionEvent } from '@agentwire/contracts';
+import { decodeSessionEvent, HEADERS, type Names, type SessionEvent } from '@agentwire/contracts';
 
 /** A bus message as {@link decodeDelivery} needs it (a JetStream message fits). */
 export interface RawDelivery {
@@ -33,9 +33,9 @@ function headerNumber(raw: string | undefined): number | undefined {
  * below the event's number, and `Aw-Seq` and the subject's session agreeing with the body.
  * Never throws; a refusal carries the reason the dead letter will show.
  */
-export function decodeDelivery(raw: RawDelivery, prefix: string): DecodedDelivery {
-  const tokens = raw.subject.split('.');
-  const sessionId = tokens.length === 4 && tokens[0] === prefix ? tokens[2] : undefined;
+export function decodeDelivery(raw: RawDelivery, names: Names): DecodedDelivery {
+  const subject = names.parseEventSubject(raw.subject);
+  const sessionId = subject?.turnId === null ? subject.sessionId : undefined;
   const headerSeq = headerNumber(raw.header(HEADERS.sequence));
   const refuse = (code: string, reason: string): DecodedDelivery => ({
     ok: false,

@@ -22,7 +22,7 @@ const ok = { [HEADERS.sequence]: '5', [HEADERS.previousDurableSequence]: '3' };
 
 describe('decodeDelivery', () => {
   it('accepts a valid event with its predecessor number', () => {
-    const out = decodeDelivery(raw(event, ok), 'aw');
+    const out = decodeDelivery(raw(event, ok), n);
     expect(out).toMatchObject({ ok: true, prev: 3, event: { sequenceNumber: 5, sessionId: 's1' } });
   });
 
@@ -47,7 +47,7 @@ describe('decodeDelivery', () => {
     ],
     ['another session on the subject', raw(event, ok, n.eventSubject('s2')), 'envelope_mismatch'],
   ])('refuses %s with a stable code and keeps the session id', (_what, message, code) => {
-    const out = decodeDelivery(message, 'aw');
+    const out = decodeDelivery(message, n);
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.code).toBe(code);

@@ -51,7 +51,7 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
         data: msg.data,
         header: (name) => msg.headers?.get(name) || undefined,
       },
-      options.names.prefix,
+      options.names,
     );
     if (decoded.ok) return { kind: 'apply', value: decoded };
     logger.error(

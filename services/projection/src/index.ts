@@ -1,4 +1,3 @@
-export { allAppliedFilter } from './applied-notices.ts';
 export type { ApplierStats } from './applier-stats.ts';
 export { reduceSessionProjection } from './domain-reduce.ts';
 export { PgProjectionStore } from './pg-projection-store.ts';

@@ -6,7 +6,6 @@ import { createDatabase, isReachable, migrate } from '@agentwire/store';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import type { FastifyInstance } from 'fastify';
-import { allAppliedFilter, appliedSubject } from './applied-notices.ts';
 import { reduceSessionProjection } from './domain-reduce.ts';
 import { consumeEvents, type EventConsumer } from './event-consumer.ts';
 import { PgProjectionStore } from './pg-projection-store.ts';
@@ -103,14 +102,14 @@ export async function startProjectionService(
     stuckAfterMs: config.AW_PROJECTION_STUCK_AFTER_MS,
     maxDeliver: config.AW_MAX_DELIVER,
     ...(affinity ? { owns: (sid: string) => router.owns(sid) } : {}),
-    onCommitted: (sid, last) => bus.nc.publish(appliedSubject(n.prefix, sid), String(last)),
+    onCommitted: (sid, last) => bus.nc.publish(n.projectionApplied(sid), String(last)),
     logger,
   });
-  const notices = bus.nc.subscribe(allAppliedFilter(n.prefix), {
+  const notices = bus.nc.subscribe(n.projectionAppliedFilter, {
     callback: (_err, msg) => {
-      const sid = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+      const sid = n.parseProjectionApplied(msg.subject);
       const last = Number(msg.string());
-      if (Number.isSafeInteger(last)) applier.noteCommitted(sid, last);
+      if (sid !== undefined && Number.isSafeInteger(last)) applier.noteCommitted(sid, last);
     },
   });
   const getProjection: GetProjection = async (sid) => {
@@ -145,7 +144,7 @@ export async function startProjectionService(
         onProgress,
         onWritten: (sid, last) => {
           applier.invalidate(sid);
-          bus.nc.publish(appliedSubject(n.prefix, sid), String(last));
+          bus.nc.publish(n.projectionApplied(sid), String(last));
         },
       }),
     randomUUID,

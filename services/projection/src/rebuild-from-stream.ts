@@ -135,7 +135,7 @@ async function scan<P>(
         data: msg.data,
         header: (name) => msg.headers?.get(name) || undefined,
       },
-      options.names.prefix,
+      options.names,
     );
     if (decoded.ok) {
       apply(sessions, decoded.event, decoded.prev, options.reduce);

@@ -8,16 +8,6 @@ import { InstanceMembership } from './instance-membership.ts';
 /** Header carrying the broker's store time (ms) on a forwarded copy, for the lag metric. */
 const STORED_AT = 'Aw-Stored-At';
 
-/** Subject of membership heartbeats: body `{ id, up }`. */
-function membersSubject(prefix: string): string {
-  return `${prefix}.projection.members`;
-}
-
-/** Subject on which instance `member` receives forwarded copies of `sessionId`'s events. */
-function forwardSubject(prefix: string, member: string, sessionId: string): string {
-  return `${prefix}.projection.fwd.${member}.${sessionId}`;
-}
-
 /** Options of {@link SessionRouter}. */
 export interface SessionRouterOptions {
   readonly nc: NatsConnection;
@@ -85,14 +75,15 @@ export class SessionRouter {
 
   /** Joins: listens for members and forwarded copies, and starts heartbeats. */
   start(): void {
-    const { nc, prefix, self } = this.options;
+    const { nc, self } = this.options;
     this.subs.push(
-      nc.subscribe(membersSubject(prefix), {
+      nc.subscribe(this.names.projectionMembers, {
         callback: (_err, msg) => this.onMember(msg.string()),
       }),
-      nc.subscribe(`${prefix}.projection.fwd.${self}.*`, {
+      nc.subscribe(this.names.projectionForwardFilter(self), {
         callback: (_err, msg) => {
-          const sid = msg.subject.slice(msg.subject.lastIndexOf('.') + 1);
+          const sid = this.names.parseProjectionForward(self, msg.subject);
+          if (sid === undefined) return;
           this.onForwarded(sid, msg.data, (name) => msg.headers?.get(name) || undefined);
         },
       }),
@@ -176,7 +167,7 @@ export class SessionRouter {
     h.set(HEADERS.sequence, String(delivery.event.sequenceNumber));
     h.set(HEADERS.previousDurableSequence, String(delivery.prev));
     h.set(STORED_AT, String(delivery.storedAt));
-    const subject = forwardSubject(this.options.prefix, to, delivery.event.sessionId);
+    const subject = this.names.projectionForward(to, delivery.event.sessionId);
     this.options.nc.publish(subject, data, { headers: h });
     this.forwarded += 1;
   }
@@ -190,7 +181,7 @@ export class SessionRouter {
 
   private beat(up: boolean): void {
     const body = JSON.stringify({ id: this.options.self, up });
-    this.options.nc.publish(membersSubject(this.options.prefix), body);
+    this.options.nc.publish(this.names.projectionMembers, body);
   }
 
   private onMember(text: string): void {
@@ -224,7 +215,7 @@ export class SessionRouter {
   ): void {
     const decoded = decodeDelivery(
       { subject: this.names.eventSubject(sessionId), data, header },
-      this.options.prefix,
+      this.names,
     );
     // The forwarder decoded the same bytes; it dead-letters a refusal itself.
     if (!decoded.ok) return;

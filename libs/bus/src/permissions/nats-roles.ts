@@ -89,7 +89,7 @@ function frontend(n: Names): string[] {
     `$JS.API.CONSUMER.DELETE.${e}.*`,
     `$JS.API.CONSUMER.MSG.NEXT.${e}.*`,
     n.runtimeOpen,
-    `${n.prefix}.rt.*.*`,
+    n.runtimeOpsFilter,
     n.projectionGet,
   ];
 }
@@ -121,7 +121,7 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
       subscribe: [
         inbox('runtime'),
         n.runtimeOpen,
-        `${p}.rt.*.*`,
+        n.runtimeOpsFilter,
         `${p}.rt.instance.*.ping`,
         `${p}.confirm.*`,
       ],

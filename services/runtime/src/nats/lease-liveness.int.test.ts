@@ -27,7 +27,7 @@ afterAll(async () => {
   await env.dispose();
 });
 
-const pingSubject = (id: string) => `${env.prefix}.rt.instance.${id}.ping`;
+const pingSubject = (id: string) => names.runtimeInstancePing(id);
 
 function manager(
   instanceId: string,

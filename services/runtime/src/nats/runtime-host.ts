@@ -50,11 +50,6 @@ function unknownOpReply(op: string): ErrorReply {
   return errorReply(new RuntimeError('unknown_op', `unknown operation ${JSON.stringify(op)}`));
 }
 
-/** Answered by `aw.rt.instance.<id>.ping`: the liveness check behind lease takeover (R13.1). */
-export function pingSubject(prefix: string, instanceId: string): string {
-  return `${prefix}.rt.instance.${instanceId}.ping`;
-}
-
 /**
  * The runtime service's hosting (issue 6, item 1): `aw.rt.open` (queue group) claims and
  * loads a session; the owner answers `aw.rt.<sid>.<op>`; a queue-group fallback on
@@ -82,7 +77,7 @@ export class RuntimeHost {
       host: options.host,
       pid: process.pid,
       ttlMs: options.leaseTtlMs,
-      pingSubject: (id) => pingSubject(options.names.prefix, id),
+      pingSubject: (id) => options.names.runtimeInstancePing(id),
       logger: options.logger,
       onLost: (sessionId, reason) => this.#onLeaseLost(sessionId, reason),
     });
@@ -122,14 +117,14 @@ export class RuntimeHost {
   async start(): Promise<void> {
     const { nc, names } = this.#o;
     this.#subs.push(
-      nc.subscribe(pingSubject(names.prefix, this.#o.instanceId), {
+      nc.subscribe(names.runtimeInstancePing(this.#o.instanceId), {
         callback: (_e, m) => void m.respond('pong'),
       }),
       nc.subscribe(names.runtimeOpen, {
         queue: 'runtime',
         callback: (_e, m) => void this.#onOpen(m),
       }),
-      nc.subscribe(`${names.prefix}.rt.*.*`, {
+      nc.subscribe(names.runtimeOpsFilter, {
         queue: 'runtime',
         callback: (_e, m) => void this.#onFallback(m),
       }),
@@ -255,7 +250,7 @@ export class RuntimeHost {
         sessionId,
         facts,
       );
-      const sub = this.#o.nc.subscribe(`${this.#o.names.prefix}.rt.${sessionId}.*`, {
+      const sub = this.#o.nc.subscribe(this.#o.names.runtimeSessionOpsFilter(sessionId), {
         callback: (_e, m) => void this.#onSessionOp(sessionId, m),
       });
       const resident: Resident = {
@@ -298,7 +293,9 @@ export class RuntimeHost {
   }
 
   async #onFallback(m: Msg): Promise<void> {
-    const [, , sessionId = '', op = ''] = m.subject.split('.');
+    const parsed = this.#o.names.parseRuntimeOpSubject(m.subject);
+    if (parsed === undefined) return;
+    const { sessionId, op } = parsed;
     // Resident or leaving here: the owner subscription has this request too.
     const ours = this.#pool.holds(sessionId);
     if (ours || sessionId === 'instance' || m.reply === undefined) return;
@@ -322,7 +319,7 @@ export class RuntimeHost {
   }
 
   async #onSessionOp(sessionId: string, m: Msg): Promise<void> {
-    const op = m.subject.slice(m.subject.lastIndexOf('.') + 1);
+    const op = this.#o.names.parseRuntimeOpSubject(m.subject)?.op ?? '';
     if (!isKnownOp(op)) {
       m.respond(JSON.stringify(unknownOpReply(op)));
       return;

@@ -5,7 +5,6 @@ import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bu
 import { type Names, names as namesOf } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
-import { pingSubject } from '../nats/runtime-host.ts';
 import { RuntimeClient } from './runtime-client.ts';
 import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
 
@@ -167,7 +166,7 @@ export async function startRuntimeStack(
     runtimes.delete(instanceId);
     await waitUntil(
       () =>
-        bus.nc.request(pingSubject(names.prefix, instanceId), '', { timeout: 200 }).then(
+        bus.nc.request(names.runtimeInstancePing(instanceId), '', { timeout: 200 }).then(
           () => false,
           (err: unknown) => /no responders/i.test(String(err)),
         ),
