@@ -27,12 +27,14 @@ export async function sessionTrace(
   deps: SessionTraceDeps,
   sessionId: string,
 ): Promise<SessionTrace | undefined> {
-  const [leased, tip, row] = await Promise.all([
-    deps.isLeased(sessionId),
+  // The lease first: an operation on a session resident elsewhere (the queue-group fallback,
+  // docs/decisions/0071) is answered by its owner, and this instance then reads neither the
+  // stream nor Postgres. Those are read only for a session nobody holds: a recovery.
+  if (await deps.isLeased(sessionId)) return 'lease';
+  const [tip, row] = await Promise.all([
     lastSessionSequence(deps.jsm, deps.names, sessionId),
     getSession(deps.db, sessionId),
   ]);
-  if (leased) return 'lease';
   if (tip !== null) return 'events';
   return row === undefined ? undefined : 'row';
 }
