@@ -1,11 +1,11 @@
-import type { RuntimeClient } from '@agentwire/runtime/testing';
+import type { WireDriver } from '@agentwire/runtime/testing';
 import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let stack: RuntimeStack;
-let client: RuntimeClient;
+let client: WireDriver;
 let db: ReturnType<typeof createDatabase>;
 
 beforeAll(async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { type BusConnection, openTurns } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
 import { collapsedTypes, TWO_TOOLS_TURN_TYPES } from '@agentwire/engine/testing';
-import type { RuntimeClient, ServiceProcess } from '@agentwire/runtime/testing';
+import type { ServiceProcess, WireDriver } from '@agentwire/runtime/testing';
 import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import type { createDatabase } from '@agentwire/store';
 import { waitUntil } from '@agentwire/testing';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let stack: RuntimeStack;
 let bus: BusConnection;
-let client: RuntimeClient;
+let client: WireDriver;
 let runtime: ServiceProcess;
 let workspace: string;
 let db: ReturnType<typeof createDatabase>;

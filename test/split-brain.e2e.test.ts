@@ -6,7 +6,7 @@ import {
   type RetainedMessage,
   readSessionMessages,
 } from '@agentwire/bus/testing';
-import type { RuntimeClient } from '@agentwire/runtime/testing';
+import type { WireDriver } from '@agentwire/runtime/testing';
 import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const TTL_MS = 10_000;
 
 let stack: RuntimeStack;
-let client: RuntimeClient;
+let client: WireDriver;
 let frontend: BusRuntimeClient;
 
 beforeAll(async () => {

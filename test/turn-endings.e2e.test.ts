@@ -1,7 +1,7 @@
 import { RuntimeClient as BusClient, lastSessionSequence } from '@agentwire/bus';
 import type { SessionEvent, SessionProjection } from '@agentwire/contracts';
 import { openSse, type SseConnection } from '@agentwire/gateway/testing';
-import type { Follow, RuntimeClient } from '@agentwire/runtime/testing';
+import type { Follow, WireDriver } from '@agentwire/runtime/testing';
 import {
   durableEvents,
   loadTranscriptEntries,
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 
 let stack: RuntimeStack;
-let client: RuntimeClient;
+let client: WireDriver;
 let reader: BusClient;
 let gateway: string;
 let spawned = 0;

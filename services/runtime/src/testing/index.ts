@@ -3,7 +3,6 @@
 export { analyzeTranscriptTables } from './analyze-transcript-tables.ts';
 export { type AppendLoad, startAppendLoad } from './append-load.ts';
 export { type EventWatcher, watchEvents } from './event-watcher.ts';
-export type { Follow, RuntimeClient, RuntimeReply } from './runtime-client.ts';
 export { type RuntimeStack, startRuntimeStack } from './runtime-stack.ts';
 export type { ServiceProcess } from './service-process.ts';
 export {
@@ -13,3 +12,4 @@ export {
   transcriptView,
   wireSettlement,
 } from './turn-settlement.ts';
+export type { Follow, RuntimeReply, WireDriver } from './wire-driver.ts';

@@ -5,8 +5,8 @@ import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bu
 import { type Names, names as namesOf } from '@agentwire/contracts';
 import { createDatabase } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
-import { RuntimeClient } from './runtime-client.ts';
 import { SERVICE_MAINS, type ServiceProcess, startServiceProcess } from './service-process.ts';
+import { WireDriver } from './wire-driver.ts';
 
 /** Options of {@link startRuntimeStack}. */
 interface RuntimeStackOptions {
@@ -29,7 +29,7 @@ export interface RuntimeStack {
   /** The runtimes' `AW_WORKSPACE_ROOT`, holding a README.md for the tool scenarios. */
   readonly workspace: string;
   readonly bus: BusConnection;
-  readonly client: RuntimeClient;
+  readonly client: WireDriver;
   readonly db: ReturnType<typeof createDatabase>;
   readonly worker: ServiceProcess;
   readonly sidecar: ServiceProcess | undefined;
@@ -61,7 +61,7 @@ export interface RuntimeStack {
 /**
  * Starts, for one end-to-end test file, a fresh test environment (database and subject
  * prefix), a persistence worker, optionally a title sidecar, a projection and a gateway,
- * and then the runtimes named by `instanceIds`; the bus, a {@link RuntimeClient} and a
+ * and then the runtimes named by `instanceIds`; the bus, a {@link WireDriver} and a
  * store handle come with it.
  */
 export async function startRuntimeStack(
@@ -173,7 +173,7 @@ export async function startRuntimeStack(
       { timeoutMs: 10_000, what: 'the dead owner to disappear' },
     );
   };
-  const client = new RuntimeClient(bus, names);
+  const client = new WireDriver(bus, names);
   return {
     env,
     names,

@@ -7,8 +7,13 @@ export type RuntimeReply =
   | { ok: true; [key: string]: unknown }
   | { ok: false; error: { code: string; message: string; detail?: Record<string, unknown> } };
 
-/** A test frontend: requests to `aw.rt.*` and a live follower of one session. */
-export class RuntimeClient {
+/**
+ * The tests' raw wire driver of the runtime protocol: any body (malformed bytes included) to
+ * any subject, replies unparsed, and a live follower of one session that can answer
+ * permissions. Frontends use the typed `RuntimeClient` of `@agentwire/bus`, which refuses to
+ * send what this sends on purpose.
+ */
+export class WireDriver {
   readonly #bus: BusConnection;
   readonly #names: Names;
 
