@@ -28,7 +28,6 @@ export interface StreamPublisher {
   ): Promise<Pick<PubAck, 'seq' | 'duplicate' | 'stream'>>;
 }
 
-/** Options of {@link PublishPipeline}. */
 export interface PublishPipelineOptions {
   /** Default wait for an ack, ms (5,000, as `js.publish`). */
   readonly timeoutMs?: number;

@@ -53,7 +53,6 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
 }
 
-/** Options of {@link RuntimeClient}. */
 export interface RuntimeClientOptions {
   /** Default reply timeout, ms (15 s). */
   readonly timeoutMs?: number;

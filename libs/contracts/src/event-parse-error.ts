@@ -14,7 +14,6 @@ export type EventParseErrorCode =
   | 'unknown_event_type'
   | 'invalid_payload';
 
-/** Options of {@link EventParseError}. */
 export interface EventParseErrorOptions {
   readonly code: EventParseErrorCode;
   readonly eventType?: string;

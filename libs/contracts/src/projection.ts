@@ -170,5 +170,4 @@ export const SessionProjection = z.object({
   targetCompletionVerifications: z.array(TargetVerification).default([]),
   targetCompletionVerificationTimeline: z.array(TargetVerificationTimelineEntry).default([]),
 });
-/** The session projection (R10.2, R16.3). */
 export type SessionProjection = z.infer<typeof SessionProjection>;

@@ -11,7 +11,6 @@ import { SessionId } from './session-event.ts';
 
 /** `aw.rt.open`: claim and load a session (a new one when `sessionId` is absent). */
 export const OpenRequest = z.strictObject({ sessionId: SessionId.optional() });
-/** `aw.rt.open` request. */
 export type OpenRequest = z.infer<typeof OpenRequest>;
 
 /**
@@ -29,12 +28,10 @@ export const PromptRequest = z.strictObject({
   delivery: z.enum(['queue', 'guide']).optional(),
   expectedTurnId: z.string().min(1).optional(),
 });
-/** `prompt` request. */
 export type PromptRequest = z.infer<typeof PromptRequest>;
 
 /** `aw.rt.<sid>.rename`: a user rename (title source `custom`, R9.3). */
 export const RenameRequest = z.strictObject({ title: z.string().trim().min(1).max(200) });
-/** `rename` request. */
 export type RenameRequest = z.infer<typeof RenameRequest>;
 
 /** `aw.rt.<sid>.answer_permission`: a frontend's answer to `permission_requested` (R1.4). */
@@ -48,7 +45,6 @@ export type AnswerPermissionRequest = z.infer<typeof AnswerPermissionRequest>;
 
 /** Requests without fields: `create`, `interrupt`, `close`. */
 export const EmptyRequest = z.strictObject({ wait: z.boolean().optional() });
-/** An empty request. */
 export type EmptyRequest = z.infer<typeof EmptyRequest>;
 
 /** The operations answered on `aw.rt.<sid>.<op>`. */
@@ -111,7 +107,6 @@ export const RuntimeErrorCode = z.enum([
   'write_not_confirmed',
   'internal',
 ]);
-/** A runtime error code. */
 export type RuntimeErrorCode = z.infer<typeof RuntimeErrorCode>;
 
 /**
@@ -127,7 +122,6 @@ const RuntimeErrorBody = z.object({
 
 /** A typed error reply: `{ ok: false, error: { code, message, detail? } }`. */
 export const ErrorReply = z.object({ ok: z.literal(false), error: RuntimeErrorBody });
-/** A typed error reply. */
 export type ErrorReply = z.infer<typeof ErrorReply>;
 
 /** Reply of `aw.rt.open`: the session and the instance that owns it now. */

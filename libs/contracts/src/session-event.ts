@@ -10,7 +10,6 @@ export const SUBJECT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
 export const SessionId = z
   .string()
   .regex(SUBJECT_TOKEN_PATTERN, 'must be letters, digits, "-" or "_" (a subject token)');
-/** A session id. */
 export type SessionId = z.infer<typeof SessionId>;
 
 /** A turn id: a subject token too, since transient events travel on `tx.<turnId>`. */
@@ -23,7 +22,6 @@ export const TraceId = z
   .string()
   .regex(/^[0-9a-f]{32}$/, 'must be 32 lowercase hex digits (W3C trace id)')
   .refine((s) => s !== '00000000000000000000000000000000', 'must not be all zeros (W3C)');
-/** A W3C trace id. */
 export type TraceId = z.infer<typeof TraceId>;
 
 /**

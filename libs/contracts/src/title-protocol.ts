@@ -93,7 +93,6 @@ export const TitleRequest = z.object({
   /** Echoed in the reply, for the caller's correlation. */
   requestId: z.string().max(200).optional(),
 });
-/** A title request (R9.6). */
 export type TitleRequest = z.infer<typeof TitleRequest>;
 
 /**

@@ -52,7 +52,6 @@ export const BaseServiceConfig = z.object({
   /** Inbox prefix the user's permissions allow (default `_INBOX_<NATS_USER>`). */
   NATS_INBOX_PREFIX: token().optional(),
 });
-/** Parsed {@link BaseServiceConfig}. */
 export type BaseServiceConfig = z.infer<typeof BaseServiceConfig>;
 
 /** The Postgres connection of the services that need one. */
@@ -62,7 +61,6 @@ export const DatabaseConfig = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
     .default(DEFAULT_DATABASE_URL),
 });
-/** Parsed {@link DatabaseConfig}. */
 export type DatabaseConfig = z.infer<typeof DatabaseConfig>;
 
 /**

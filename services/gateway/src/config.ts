@@ -47,5 +47,4 @@ export const GatewayConfig = BaseServiceConfig.extend({
     });
   }
 });
-/** The gateway's parsed configuration. */
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -26,7 +26,6 @@ export class FeedError extends Error {
   }
 }
 
-/** Options of {@link SessionFeed}. */
 export interface SessionFeedOptions {
   readonly backend: Pick<GatewayBackend, 'follow' | 'projection'>;
   readonly sessionId: string;

@@ -9,7 +9,6 @@ export interface SseSource extends AsyncIterable<FeedItem> {
   stop(): Promise<void>;
 }
 
-/** Options of {@link SseStream}. */
 export interface SseStreamOptions {
   /** Interval of `: heartbeat` comments that keep proxies from closing an idle stream, ms. */
   readonly heartbeatMs: number;

@@ -30,5 +30,4 @@ export const WorkerConfig = BaseServiceConfig.extend(DatabaseConfig.shape).exten
   AW_EVENTS_DURABLE: token().default('persistence-events'),
   AW_COMMANDS_DURABLE: token().default('persistence-commands'),
 });
-/** The persistence worker's parsed configuration. */
 export type WorkerConfig = z.infer<typeof WorkerConfig>;

@@ -59,5 +59,4 @@ export const ProjectionConfig = BaseServiceConfig.extend(DatabaseConfig.shape).e
   /** Sessions written per transaction by a rebuild. */
   AW_PROJECTION_REBUILD_BATCH_SESSIONS: atLeast(1, 200),
 });
-/** Parsed {@link ProjectionConfig}. */
 export type ProjectionConfig = z.infer<typeof ProjectionConfig>;

@@ -8,7 +8,6 @@ import { InstanceMembership } from './instance-membership.ts';
 /** Header carrying the broker's store time (ms) on a forwarded copy, for the lag metric. */
 const STORED_AT = 'Aw-Stored-At';
 
-/** Options of {@link SessionRouter}. */
 export interface SessionRouterOptions {
   readonly nc: NatsConnection;
   readonly prefix: string;

@@ -44,5 +44,4 @@ export const TitleSidecarConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     ),
   })
   .refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED);
-/** The title sidecar's parsed configuration. */
 export type TitleSidecarConfig = z.infer<typeof TitleSidecarConfig>;

@@ -24,7 +24,6 @@ export const UserMessage = z.object({
   semantics: MessageSemantics.optional(),
   anchor: MessageAnchor.optional(),
 });
-/** A user message (R16.4). */
 export type UserMessage = z.infer<typeof UserMessage>;
 
 /** Token counts of one assistant message (R16.4). */
@@ -65,10 +64,8 @@ export const AssistantMessage = z.object({
   semantics: MessageSemantics.optional(),
   anchor: MessageAnchor.optional(),
 });
-/** An assistant message (R16.4). */
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 
 /** A user or an assistant message, discriminated on `role`. */
 export const Message = z.discriminatedUnion('role', [UserMessage, AssistantMessage]);
-/** A user or an assistant message. */
 export type Message = z.infer<typeof Message>;

@@ -55,7 +55,6 @@ export const Part = z.discriminatedUnion('type', [
   SubtaskPart,
   TimelinePart,
 ]);
-/** Any part (R7.2). */
 export type Part = z.infer<typeof Part>;
 
 /** The part of type `T`. */

@@ -60,5 +60,4 @@ export const TimelinePart = z.discriminatedUnion('kind', [
   SessionForkTimelinePart,
   ModelChangeTimelinePart,
 ]);
-/** A timeline part (R7.7). */
 export type TimelinePart = z.infer<typeof TimelinePart>;

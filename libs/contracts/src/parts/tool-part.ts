@@ -106,5 +106,4 @@ export const ToolPart = z.object({
   state: ToolState,
   metadata: ToolPartMetadata.optional(),
 });
-/** A tool part (R7.5). */
 export type ToolPart = z.infer<typeof ToolPart>;

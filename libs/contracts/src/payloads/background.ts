@@ -33,7 +33,6 @@ export const BackgroundTaskStartedPayload = z.object({
   ...taskFields,
   status: z.literal('running'),
 });
-/** Payload of `background_task_started`. */
 export type BackgroundTaskStartedPayload = z.infer<typeof BackgroundTaskStartedPayload>;
 
 /** `background_task_updated` (R16.2): any status. */
@@ -41,7 +40,6 @@ export const BackgroundTaskUpdatedPayload = z.object({
   ...taskFields,
   status: BackgroundTaskStatus,
 });
-/** Payload of `background_task_updated`. */
 export type BackgroundTaskUpdatedPayload = z.infer<typeof BackgroundTaskUpdatedPayload>;
 
 /** `background_task_completed` (R16.2): never `running`. */
@@ -49,7 +47,6 @@ export const BackgroundTaskCompletedPayload = z.object({
   ...taskFields,
   status: BackgroundTaskTerminalStatus,
 });
-/** Payload of `background_task_completed`. */
 export type BackgroundTaskCompletedPayload = z.infer<typeof BackgroundTaskCompletedPayload>;
 
 /** `dynamic_workflow_run_progress` (ours): progress of a workflow run. */
@@ -62,5 +59,4 @@ export const DynamicWorkflowRunProgressPayload = z.object({
   totalSteps: Count.optional(),
   message: z.string().optional(),
 });
-/** Payload of `dynamic_workflow_run_progress`. */
 export type DynamicWorkflowRunProgressPayload = z.infer<typeof DynamicWorkflowRunProgressPayload>;

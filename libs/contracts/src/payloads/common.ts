@@ -8,7 +8,6 @@ import { z } from 'zod';
 
 /** Any JSON value (tool inputs, free-form results). `undefined` is not a JSON value. */
 export const JsonValue = z.json();
-/** Any JSON value. */
 export type JsonValue = z.infer<typeof JsonValue>;
 
 /** Non-negative integer (counts, byte sizes, token counts). */
@@ -46,7 +45,6 @@ export const ErrorPayload = z.object({
   retryable: z.boolean().optional(),
   attribution: ErrorAttribution.optional(),
 });
-/** The error payload of R16.1. */
 export type ErrorPayload = z.infer<typeof ErrorPayload>;
 
 /**
@@ -122,12 +120,10 @@ export type SyntheticSource = z.infer<typeof SyntheticSource>;
 
 /** The four title sources (R9.1). Only `custom` is never overwritten automatically (R9.3). */
 export const TitleSource = z.enum(['default', 'first_input', 'generated', 'custom']);
-/** One of the four title sources (R9.1). */
 export type TitleSource = z.infer<typeof TitleSource>;
 
 /** Session modes (R16.2 `session_mode_changed`); a new session starts in `build` (R16.3). */
 export const SessionMode = z.enum(['plan', 'build', 'edit', 'yolo', 'auto']);
-/** A session mode (R16.2). */
 export type SessionMode = z.infer<typeof SessionMode>;
 
 /** How a queued input is delivered (R14.1): start a turn now, guide the running one, queue. */
@@ -141,7 +137,6 @@ export const Attachment = z.object({
   mime: z.string(),
   bytes: Count,
 });
-/** An attachment of an input (R16.2). */
 export type Attachment = z.infer<typeof Attachment>;
 
 /** Scope of a checkpoint or a rewind (R16.2). */

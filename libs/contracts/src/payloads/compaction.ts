@@ -21,17 +21,14 @@ const compactFields = {
 
 /** `compact_started` (R16.2). */
 export const CompactStartedPayload = z.object(compactFields);
-/** Payload of `compact_started`. */
 export type CompactStartedPayload = z.infer<typeof CompactStartedPayload>;
 
 /** `compact_completed` (R16.2). */
 export const CompactCompletedPayload = z.object(compactFields);
-/** Payload of `compact_completed`. */
 export type CompactCompletedPayload = z.infer<typeof CompactCompletedPayload>;
 
 /** `compact_failed` (R16.2; `error` is ours). */
 export const CompactFailedPayload = z.object({ ...compactFields, error: ErrorPayload.optional() });
-/** Payload of `compact_failed`. */
 export type CompactFailedPayload = z.infer<typeof CompactFailedPayload>;
 
 /**
@@ -47,7 +44,6 @@ export const CompactBoundaryPayload = z.object({
   keptMessageCount: Count.optional(),
   summaryMessageIds: z.array(z.string()),
 });
-/** Payload of `compact_boundary`. */
 export type CompactBoundaryPayload = z.infer<typeof CompactBoundaryPayload>;
 
 /** `microcompact_boundary` (ours): old tool outputs were cleared from the context. */
@@ -57,5 +53,4 @@ export const MicrocompactBoundaryPayload = z.object({
   preCompactTokenCount: Count.optional(),
   postCompactTokenCount: Count.optional(),
 });
-/** Payload of `microcompact_boundary`. */
 export type MicrocompactBoundaryPayload = z.infer<typeof MicrocompactBoundaryPayload>;

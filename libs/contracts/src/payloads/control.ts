@@ -9,7 +9,6 @@ import { z } from 'zod';
 export const InterruptPayload = z.object({
   reason: z.string().optional(),
 });
-/** Payload of `interrupt`. */
 export type InterruptPayload = z.infer<typeof InterruptPayload>;
 
 /** `cancel` (ours): a turn or a queued input was cancelled. */
@@ -17,12 +16,10 @@ export const CancelPayload = z.object({
   reason: z.string().optional(),
   inputId: z.string().optional(),
 });
-/** Payload of `cancel`. */
 export type CancelPayload = z.infer<typeof CancelPayload>;
 
 /** `resume` (ours): a paused session continues. */
 export const ResumePayload = z.object({
   reason: z.string().optional(),
 });
-/** Payload of `resume`. */
 export type ResumePayload = z.infer<typeof ResumePayload>;

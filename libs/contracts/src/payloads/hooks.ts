@@ -38,7 +38,6 @@ export const WorkspaceHookReviewSettledPayload = z.object({
   reviewId: z.string(),
   decision: z.enum(['approved', 'rejected']),
 });
-/** Payload of `workspace_hook_review_settled`. */
 export type WorkspaceHookReviewSettledPayload = z.infer<typeof WorkspaceHookReviewSettledPayload>;
 
 /** `workspace_hook_review_superseded` (ours): a newer review replaced this one. */
@@ -74,7 +73,6 @@ const hookRunFields = {
 
 /** `hook_run_started` (R16.2). */
 export const HookRunStartedPayload = z.object(hookRunFields);
-/** Payload of `hook_run_started`. */
 export type HookRunStartedPayload = z.infer<typeof HookRunStartedPayload>;
 
 /** `hook_run_progress` (R16.2; `message` is ours). */
@@ -82,12 +80,10 @@ export const HookRunProgressPayload = z.object({
   ...hookRunFields,
   message: z.string().optional(),
 });
-/** Payload of `hook_run_progress`. */
 export type HookRunProgressPayload = z.infer<typeof HookRunProgressPayload>;
 
 /** `hook_run_completed` (R16.2). */
 export const HookRunCompletedPayload = z.object(hookRunFields);
-/** Payload of `hook_run_completed`. */
 export type HookRunCompletedPayload = z.infer<typeof HookRunCompletedPayload>;
 
 /** `hook_run_failed` (R16.2; `error` is ours). */
@@ -95,7 +91,6 @@ export const HookRunFailedPayload = z.object({
   ...hookRunFields,
   error: ErrorPayload.optional(),
 });
-/** Payload of `hook_run_failed`. */
 export type HookRunFailedPayload = z.infer<typeof HookRunFailedPayload>;
 
 /** `hook_run_blocked` (R16.2; `reason` is ours). */
@@ -103,5 +98,4 @@ export const HookRunBlockedPayload = z.object({
   ...hookRunFields,
   reason: z.string().optional(),
 });
-/** Payload of `hook_run_blocked`. */
 export type HookRunBlockedPayload = z.infer<typeof HookRunBlockedPayload>;

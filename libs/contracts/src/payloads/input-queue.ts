@@ -20,7 +20,6 @@ export const TurnSteerQueuedPayload = z.object({
   targetTurnId: z.string().nullable(),
   queueLength: Count,
 });
-/** Payload of `turn_steer_queued`. */
 export type TurnSteerQueuedPayload = z.infer<typeof TurnSteerQueuedPayload>;
 
 /**
@@ -33,7 +32,6 @@ export const TurnSteerDeliveryChangedPayload = z.object({
   admittedDelivery: LedgerDelivery,
   fallbackReasonCode: z.string(),
 });
-/** Payload of `turn_steer_delivery_changed`. */
 export type TurnSteerDeliveryChangedPayload = z.infer<typeof TurnSteerDeliveryChangedPayload>;
 
 /** `turn_steer_dispatch_changed` (R14.4). */
@@ -42,7 +40,6 @@ export const TurnSteerDispatchChangedPayload = z.object({
   state: z.enum(['queued', 'reserved', 'promoting']),
   reservationId: z.string().nullable(),
 });
-/** Payload of `turn_steer_dispatch_changed`. */
 export type TurnSteerDispatchChangedPayload = z.infer<typeof TurnSteerDispatchChangedPayload>;
 
 /** One drained input (R14.4 `drained`). */
@@ -57,7 +54,6 @@ export const TurnSteerDrainedPayload = z.object({
   injectedMessageIds: z.array(z.string()),
   inputs: z.array(DrainedInput),
 });
-/** Payload of `turn_steer_drained`. */
 export type TurnSteerDrainedPayload = z.infer<typeof TurnSteerDrainedPayload>;
 
 /** Why an input was rejected at admission (R14.4). */
@@ -79,7 +75,6 @@ export const TurnSteerRejectedPayload = z.object({
   inputPreview: z.string().optional(),
   inputSize: Count.optional(),
 });
-/** Payload of `turn_steer_rejected`. */
 export type TurnSteerRejectedPayload = z.infer<typeof TurnSteerRejectedPayload>;
 
 /**
@@ -106,14 +101,12 @@ export const TurnSteerDiscardedPayload = z.object({
   pendingInputId: z.string(),
   reason: SteerDiscardReason,
 });
-/** Payload of `turn_steer_discarded`. */
 export type TurnSteerDiscardedPayload = z.infer<typeof TurnSteerDiscardedPayload>;
 
 /** `turn_steer_reordered` (R14.4): the full new order of pending inputs. */
 export const TurnSteerReorderedPayload = z.object({
   orderedPendingInputIds: z.array(z.string()),
 });
-/** Payload of `turn_steer_reordered`. */
 export type TurnSteerReorderedPayload = z.infer<typeof TurnSteerReorderedPayload>;
 
 /** `session_input_promoted` (R14.4), emitted only after the promotion commit (R7.3). */
@@ -122,7 +115,6 @@ export const SessionInputPromotedPayload = z.object({
   sourceCommandId: z.string(),
   messageId: z.string(),
 });
-/** Payload of `session_input_promoted`. */
 export type SessionInputPromotedPayload = z.infer<typeof SessionInputPromotedPayload>;
 
 /** `queue_auto_drain_changed` (ours): whether queued inputs start turns by themselves. */
@@ -130,7 +122,6 @@ export const QueueAutoDrainChangedPayload = z.object({
   enabled: z.boolean(),
   reason: z.string().optional(),
 });
-/** Payload of `queue_auto_drain_changed`. */
 export type QueueAutoDrainChangedPayload = z.infer<typeof QueueAutoDrainChangedPayload>;
 
 /** `followup_mode_changed` (ours): the default delivery of inputs sent while a turn runs. */
@@ -138,5 +129,4 @@ export const FollowupModeChangedPayload = z.object({
   mode: z.enum(['guide', 'queue']),
   previousMode: z.enum(['guide', 'queue']).optional(),
 });
-/** Payload of `followup_mode_changed`. */
 export type FollowupModeChangedPayload = z.infer<typeof FollowupModeChangedPayload>;

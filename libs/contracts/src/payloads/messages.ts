@@ -10,7 +10,6 @@ export const UserMessagePayload = z.object({
   text: z.string().optional(),
   synthetic: z.boolean().optional(),
 });
-/** Payload of `user_message`. */
 export type UserMessagePayload = z.infer<typeof UserMessagePayload>;
 
 /** `assistant_message` (ours): an assistant message was persisted. */
@@ -20,7 +19,6 @@ export const AssistantMessagePayload = z.object({
   providerId: z.string().optional(),
   modelId: z.string().optional(),
 });
-/** Payload of `assistant_message`. */
 export type AssistantMessagePayload = z.infer<typeof AssistantMessagePayload>;
 
 /** `assistant_feedback_updated` (ours): the user rated an assistant message; null clears. */
@@ -29,7 +27,6 @@ export const AssistantFeedbackUpdatedPayload = z.object({
   feedback: z.enum(['positive', 'negative']).nullable(),
   comment: z.string().optional(),
 });
-/** Payload of `assistant_feedback_updated`. */
 export type AssistantFeedbackUpdatedPayload = z.infer<typeof AssistantFeedbackUpdatedPayload>;
 
 /** `system_message` (ours): a notice from the runtime to the frontends. */
@@ -37,5 +34,4 @@ export const SystemMessagePayload = z.object({
   message: z.string(),
   level: z.enum(['info', 'warning', 'error']).optional(),
 });
-/** Payload of `system_message`. */
 export type SystemMessagePayload = z.infer<typeof SystemMessagePayload>;

@@ -16,7 +16,6 @@ export const PermissionRequestedPayload = z.object({
   input: JsonValue,
   requestId: z.string().optional(),
 });
-/** Payload of `permission_requested`. */
 export type PermissionRequestedPayload = z.infer<typeof PermissionRequestedPayload>;
 
 /** A decision on a permission request (R16.2). */
@@ -32,7 +31,6 @@ export const PermissionResolvedPayload = z.object({
   reason: z.string().optional(),
   modifiedInput: JsonValue.optional(),
 });
-/** Payload of `permission_resolved`. */
 export type PermissionResolvedPayload = z.infer<typeof PermissionResolvedPayload>;
 
 /**
@@ -46,7 +44,6 @@ export const PermissionDeniedPayload = z.object({
   reason: z.string(),
   requestId: z.string().optional(),
 });
-/** Payload of `permission_denied`. */
 export type PermissionDeniedPayload = z.infer<typeof PermissionDeniedPayload>;
 
 /** The auto-resolution timer of an interaction (R16.2), discriminated on `state`. */

@@ -14,7 +14,6 @@ export const RewindTriggeredPayload = z.object({
   targetCheckpointId: z.string().optional(),
   reason: z.string().optional(),
 });
-/** Payload of `rewind_triggered`. */
 export type RewindTriggeredPayload = z.infer<typeof RewindTriggeredPayload>;
 
 /** `checkpoint_created` (R16.2); written to entry `runtime/workspace_checkpoint` (R6). */
@@ -25,5 +24,4 @@ export const CheckpointCreatedPayload = z.object({
   scope: WorkspaceScope,
   fileCount: Count.optional(),
 });
-/** Payload of `checkpoint_created`. */
 export type CheckpointCreatedPayload = z.infer<typeof CheckpointCreatedPayload>;

@@ -18,7 +18,6 @@ export const SessionCreatedPayload = z.object({
   /** True when synthesised on cold recovery (R4.3). */
   recovered: z.boolean().optional(),
 });
-/** Payload of `session_created`. */
 export type SessionCreatedPayload = z.infer<typeof SessionCreatedPayload>;
 
 /**
@@ -36,7 +35,6 @@ export const SessionResumedPayload = z.object({
   /** The instance whose lease was taken over, when one was. */
   previousOwner: z.string().optional(),
 });
-/** Payload of `session_resumed`. */
 export type SessionResumedPayload = z.infer<typeof SessionResumedPayload>;
 
 /** `session_forked` (R16.2). */
@@ -45,7 +43,6 @@ export const SessionForkedPayload = z.object({
   forkedSessionId: z.string().optional(),
   targetMessageId: z.string().optional(),
 });
-/** Payload of `session_forked`. */
 export type SessionForkedPayload = z.infer<typeof SessionForkedPayload>;
 
 /**
@@ -58,7 +55,6 @@ export const SessionCompactedPayload = z.object({
   postCompactTokenCount: z.number().int().nonnegative().optional(),
   summaryMessageId: z.string().optional(),
 });
-/** Payload of `session_compacted`. */
 export type SessionCompactedPayload = z.infer<typeof SessionCompactedPayload>;
 
 /**
@@ -71,7 +67,6 @@ export const SessionTitleUpdatedPayload = z.object({
   source: TitleSource,
   messageId: z.string().optional(),
 });
-/** Payload of `session_title_updated`. */
 export type SessionTitleUpdatedPayload = z.infer<typeof SessionTitleUpdatedPayload>;
 
 /** `session_mode_changed` (R16.2). */
@@ -80,12 +75,10 @@ export const SessionModeChangedPayload = z.object({
   previousMode: SessionMode,
   source: z.enum(['tool', 'command', 'system']),
 });
-/** Payload of `session_mode_changed`. */
 export type SessionModeChangedPayload = z.infer<typeof SessionModeChangedPayload>;
 
 /** `session_ended` (ours). */
 export const SessionEndedPayload = z.object({
   reason: z.enum(['completed', 'cancelled', 'error', 'closed']),
 });
-/** Payload of `session_ended`. */
 export type SessionEndedPayload = z.infer<typeof SessionEndedPayload>;

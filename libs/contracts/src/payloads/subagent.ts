@@ -15,7 +15,6 @@ export const SubagentSpawnedPayload = z.object({
   ...subagentFields,
   status: z.enum(['running', 'spawn_error']),
 });
-/** Payload of `subagent_spawned`. */
 export type SubagentSpawnedPayload = z.infer<typeof SubagentSpawnedPayload>;
 
 /** `subagent_message` (R16.2): adds `text`. */
@@ -24,7 +23,6 @@ export const SubagentMessagePayload = z.object({
   status: z.enum(['running', 'completed', 'failed', 'cancelled']),
   text: z.string(),
 });
-/** Payload of `subagent_message`. */
 export type SubagentMessagePayload = z.infer<typeof SubagentMessagePayload>;
 
 /** Totals of a stopped sub-agent (ours: R16.2 says "totals"). */
@@ -41,5 +39,4 @@ export const SubagentStoppedPayload = z.object({
   status: z.enum(['completed', 'failed', 'cancelled']),
   totals: SubagentTotals.optional(),
 });
-/** Payload of `subagent_stopped`. */
 export type SubagentStoppedPayload = z.infer<typeof SubagentStoppedPayload>;

@@ -32,7 +32,6 @@ export const TargetChangedPayload = z.object({
   source: z.enum(['command', 'tool', 'runtime']),
   target: Target.nullable(),
 });
-/** Payload of `target_changed`. */
 export type TargetChangedPayload = z.infer<typeof TargetChangedPayload>;
 
 /** The verdict of a goal-completion verification (R16.2). */

@@ -17,7 +17,6 @@ export const ToolCallScheduledPayload = z.object({
   assistantMessageId: z.string().optional(),
   schedule: ToolSchedule,
 });
-/** Payload of `tool_call_scheduled`. */
 export type ToolCallScheduledPayload = z.infer<typeof ToolCallScheduledPayload>;
 
 /** `tool_call_started` (R16.2): the call runs (tool part `running`, R7.5). */
@@ -27,7 +26,6 @@ export const ToolCallStartedPayload = z.object({
   startedAt: EpochMs,
   readOnly: z.boolean().optional(),
 });
-/** Payload of `tool_call_started`. */
 export type ToolCallStartedPayload = z.infer<typeof ToolCallStartedPayload>;
 
 /** `tool_call_progress` (R16.2); transient (R3.3). */
@@ -40,7 +38,6 @@ export const ToolCallProgressPayload = z.object({
   outputBytes: Count.optional(),
   outputPreview: z.string().optional(),
 });
-/** Payload of `tool_call_progress`. */
 export type ToolCallProgressPayload = z.infer<typeof ToolCallProgressPayload>;
 
 /** The result of a tool call (R16.2 `tool_call_result.result`). */
@@ -61,7 +58,6 @@ export const ToolCallResultPayload = z.object({
   result: ToolCallResult,
   duration: DurationMs,
 });
-/** Payload of `tool_call_result`. */
 export type ToolCallResultPayload = z.infer<typeof ToolCallResultPayload>;
 
 /** `tool_call_error` (R16.2); `toolName` is ours (optional). */
@@ -70,7 +66,6 @@ export const ToolCallErrorPayload = z.object({
   toolName: z.string().optional(),
   error: ErrorPayload,
 });
-/** Payload of `tool_call_error`. */
 export type ToolCallErrorPayload = z.infer<typeof ToolCallErrorPayload>;
 
 /** `tool_batch_complete` (R16.2): removes the calls from the active list (R16.3). */
@@ -79,5 +74,4 @@ export const ToolBatchCompletePayload = z.object({
   successCount: Count,
   errorCount: Count,
 });
-/** Payload of `tool_batch_complete`. */
 export type ToolBatchCompletePayload = z.infer<typeof ToolBatchCompletePayload>;

@@ -22,7 +22,6 @@ export const TurnStartedPayload = z.object({
   executionKind: z.enum(['agent', 'controlOnly']).optional(),
   attachments: z.array(Attachment).optional(),
 });
-/** Payload of `turn_started`. */
 export type TurnStartedPayload = z.infer<typeof TurnStartedPayload>;
 
 /** How a turn ended (R16.2 `turn_complete.resultType`). */
@@ -45,7 +44,6 @@ export const TurnCompletePayload = z.object({
   inputId: z.string().optional(),
   resultType: TurnResultType,
 });
-/** Payload of `turn_complete`. */
 export type TurnCompletePayload = z.infer<typeof TurnCompletePayload>;
 
 /**
@@ -64,7 +62,6 @@ export const TurnErrorPayload = z.object({
   turnPhase: z.string(),
   inputId: z.string().optional(),
 });
-/** Payload of `turn_error`. */
 export type TurnErrorPayload = z.infer<typeof TurnErrorPayload>;
 
 /** `turn_input_received` (ours): an input reached the running turn. */
@@ -73,5 +70,4 @@ export const TurnInputReceivedPayload = z.object({
   inputId: z.string().optional(),
   messageId: z.string().optional(),
 });
-/** Payload of `turn_input_received`. */
 export type TurnInputReceivedPayload = z.infer<typeof TurnInputReceivedPayload>;

@@ -12,7 +12,6 @@ export type PersistenceCommandParseErrorCode =
   | 'unknown_command'
   | 'invalid_command';
 
-/** Options of {@link PersistenceCommandParseError}. */
 export interface PersistenceCommandParseErrorOptions {
   readonly code: PersistenceCommandParseErrorCode;
   readonly kind?: string;

@@ -47,7 +47,6 @@ function checkParts(
 
 /** A user message part at turn start or guide injection: text or file (R7.3). */
 export const UserMessagePart = z.discriminatedUnion('type', [TextPart, FilePart]);
-/** A user message part. */
 export type UserMessagePart = z.infer<typeof UserMessagePart>;
 
 /**

@@ -13,7 +13,6 @@ import { SessionLog } from './session-log.ts';
  */
 export const SEALED_TURN_RETENTION_MS = 120_000;
 
-/** Options of {@link InMemorySessionEventStore}. */
 export interface InMemorySessionEventStoreOptions {
   /** Epoch-ms clock stamping when a turn is sealed; injected so tests need no sleeps. */
   readonly now: () => number;

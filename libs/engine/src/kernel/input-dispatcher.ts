@@ -67,7 +67,6 @@ interface ActiveTurnView {
   readonly stopping: boolean;
 }
 
-/** Dependencies of {@link InputDispatcher}. */
 export interface InputDispatcherDeps {
   readonly emitter: SessionEmitter;
   readonly writer: TranscriptWriter;

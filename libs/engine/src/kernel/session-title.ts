@@ -10,7 +10,6 @@ import type { SessionEmitter } from './session-emitter.ts';
 import { runTitleJob, type TitleGenerator } from './title-job.ts';
 import type { ConfirmedWrite, SessionRecord, TranscriptWriter } from './transcript-writer.ts';
 
-/** Dependencies of {@link SessionTitle}. */
 export interface SessionTitleDeps {
   readonly emitter: SessionEmitter;
   readonly writer: TranscriptWriter;

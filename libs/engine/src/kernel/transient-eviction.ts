@@ -3,7 +3,6 @@ import type { RuntimeLogger } from './ports.ts';
 /** Called when a turn starts with the previous sealed turn, to purge its transient events (R3.4). */
 export type EvictSealedTurn = (turnId: string) => Promise<void>;
 
-/** Dependencies of {@link TransientEviction}. */
 export interface TransientEvictionDeps {
   readonly sessionId: string;
   readonly logger: RuntimeLogger;

@@ -26,7 +26,6 @@ export interface HeldLease {
   readonly renewedAt: number;
 }
 
-/** Options of {@link LeaseManager}. */
 export interface LeaseManagerOptions {
   readonly kv: KV;
   readonly nc: NatsConnection;

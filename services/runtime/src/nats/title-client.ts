@@ -2,7 +2,6 @@ import { type Names, TitleReply, type TitleRequest } from '@agentwire/contracts'
 import type { TitleGenerator, TitleGeneratorResult } from '@agentwire/engine';
 import type { NatsConnection } from '@nats-io/transport-node';
 
-/** Options of {@link NatsTitleGenerator}. */
 export interface NatsTitleGeneratorOptions {
   readonly nc: NatsConnection;
   readonly names: Names;
