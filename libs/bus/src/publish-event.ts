@@ -9,6 +9,7 @@ import type { Context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
 import { eventHeaders } from './event-headers.ts';
 import type { StreamPublisher } from './publish-pipeline.ts';
+import { refusalOf } from './publish-refusal.ts';
 
 /** Options of {@link publishEvent}. */
 export interface PublishEventOptions {
@@ -61,8 +62,9 @@ export function eventSubjectOf(n: Names, event: SessionEvent): string {
  * (R13). See docs/decisions/0040-publish-fencing.md for how a runtime tracks the fence.
  * Throws {@link BusError} `invalid_event` for an event that fails its schema (unless
  * `prevalidated`), has no
- * sequence number or is transient without a turn, and `publish_failed` for other broker
- * errors (retryable: timeouts and connection loss). `js` is a `JetStreamClient` or, on hot
+ * sequence number or is transient without a turn, `publish_refused` for a message the
+ * broker refused or the client could not send (over `max_payload`: nothing was stored), and
+ * `publish_failed` for other errors (retryable: timeouts and connection loss). `js` is a `JetStreamClient` or, on hot
  * paths, a {@link PublishPipeline} (the runtime's appends).
  */
 export async function publishEvent(
@@ -82,8 +84,9 @@ export async function publishEvent(
     options.expectedLastSubjectSequence === undefined
       ? {}
       : { expect: { lastSubjectSequence: options.expectedLastSubjectSequence } };
+  const json = JSON.stringify(body);
   try {
-    const ack = await js.publish(subject, JSON.stringify(body), {
+    const ack = await js.publish(subject, json, {
       headers: eventHeaders(event, options.previousDurableSequence, options.traceContext),
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
       ...expect,
@@ -94,6 +97,13 @@ export async function publishEvent(
   } catch (error) {
     const fenced = asFenced(error);
     if (fenced !== null) return fenced;
+    const refusal = refusalOf(error, json);
+    if (refusal !== undefined) {
+      throw new BusError(`event ${event.id} (${event.type}) on ${subject} ${refusal}`, {
+        code: 'publish_refused',
+        cause: error,
+      });
+    }
     throw new BusError(`publishing event ${event.id} on ${subject} failed`, {
       code: 'publish_failed',
       retryable:

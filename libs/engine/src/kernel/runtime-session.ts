@@ -408,9 +408,11 @@ export class RuntimeSession {
       return outcome;
     } catch (err) {
       this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
-      if (started && !(err instanceof AppendError)) {
+      // A broken appender seals nothing; a refused event ends its turn (0160).
+      if (started && (!(err instanceof AppendError) || err.code === 'refused')) {
         const open = this.#turns.result().open;
-        if (await sealFailedTurn(this.#o, { turnId, traceId, inputId, err }, open)) {
+        const failed = { turnId, traceId, inputId, err, history: this.#history };
+        if (await sealFailedTurn(this.#o, failed, open)) {
           this.#sealed(turnId);
         }
       }

@@ -150,8 +150,8 @@ export async function runTurn(
       { ...deps, turnId, traceId, signal: spec.signal },
       result.calls,
       result.assistantMessageId,
+      history,
     );
-    history.push(...batch.messages);
     if (batch.cancelled) return finish('cancelled');
   }
   return finish('error_max_turns');

@@ -1,5 +1,6 @@
 import {
   BusError,
+  type BusErrorCode,
   eventSubjectOf,
   onlyGarbageBetween,
   publishEvent,
@@ -30,6 +31,9 @@ export interface JetStreamPublisherOptions {
    */
   readonly onRetry?: (stalledMs: number) => void;
 }
+
+/** Bus errors of a publish that stored nothing: retrying the same event cannot succeed. */
+const REFUSALS: ReadonlySet<BusErrorCode> = new Set(['publish_refused', 'invalid_event']);
 
 /** Thrown when a publish was still being retried as the session was abandoned. */
 export class PublishAbandoned extends Error {
@@ -73,7 +77,8 @@ export class JetStreamPublisher implements EventPublisher {
    * Publishes once the lease is known valid, retrying while the broker is away (a timeout,
    * a lost connection, a renewal that could not be asked) with the same event: the same
    * `Nats-Msg-Id` inside the dedupe window and the same fence, so an attempt that did land
-   * answers `duplicate` (issue 9). A session pauses this way; it never breaks for it.
+   * answers `duplicate` (issue 9). A session pauses this way; it never breaks for it. An
+   * event the broker refused, or too large to send, is answered `refused` at once.
    */
   async publish(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome> {
     const started = Date.now();
@@ -92,6 +97,10 @@ export class JetStreamPublisher implements EventPublisher {
       try {
         return await this.#publishFenced(event, previousDurableSequence);
       } catch (err) {
+        // Not stored and never will be: the session withdraws its number (0160).
+        if (err instanceof BusError && REFUSALS.has(err.code)) {
+          return { ok: false, reason: 'refused', detail: err.message };
+        }
         if (!(err instanceof BusError && err.retryable)) throw err;
       }
     }
