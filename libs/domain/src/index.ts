@@ -4,6 +4,13 @@ export * from './event-store/in-memory-session-event-store.ts';
 export * from './first-input-title.ts';
 export * from './hydration.ts';
 export * from './ledger-state.ts';
+export {
+  chainDigest,
+  ModelRequestChain,
+  ModelRequestChainError,
+  type ModelRequestChainFailure,
+  type Sha256Hex,
+} from './model-request-chain.ts';
 export * from './projection/handler-table.ts';
 export * from './projection/handlers.ts';
 export * from './projection/reduce.ts';

@@ -15,6 +15,7 @@ import { RuntimeHost, type RuntimeHostOptions } from './nats/runtime-host.ts';
 import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import type { ResidencyMetrics } from './runtime-metrics.ts';
+import { sha256Hasher } from './sha256-hasher.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
 /** A started runtime: its host and how to stop everything it opened. */
@@ -113,6 +114,7 @@ export async function startRuntime(
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       clock: { now: () => Date.now() },
       ids: randomIds,
+      hasher: sha256Hasher,
       logger,
       usage,
       leaseTtlMs: config.AW_LEASE_TTL_MS,

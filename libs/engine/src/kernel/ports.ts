@@ -56,5 +56,14 @@ export interface IdSource {
   newTraceId(): string;
 }
 
+/**
+ * Content hashing, given by the host (the engine does no I/O, and no `node:crypto`): the
+ * runtime's is Node's SHA-256. Digests of `model_request` chains (docs/decisions/0161).
+ */
+export interface ContentHasher {
+  /** SHA-256 of `text` (UTF-8) as 64 lowercase hex digits. */
+  readonly sha256Hex: (text: string) => string;
+}
+
 /** A logger that drops everything. */
 export const silentLogger: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {} };

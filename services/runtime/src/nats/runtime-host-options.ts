@@ -2,6 +2,7 @@ import type { StreamPublisher } from '@agentwire/bus';
 import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
 import type {
+  ContentHasher,
   IdSource,
   RuntimeClock,
   RuntimeLogger,
@@ -54,4 +55,6 @@ export interface RuntimeHostOptions {
   readonly sinks?: readonly SessionSink[];
   /** Told of reclaims and loads (the `/metrics` endpoint's residency figures). */
   readonly residencyMetrics?: ResidencyMetrics;
+  /** Digests of `model_request` chains (docs/decisions/0161). */
+  readonly hasher?: ContentHasher;
 }
