@@ -11,6 +11,7 @@
  * - `publish_refused`: the message was not stored and never will be as it is: larger than
  *   the server's `max_payload` (it never left the client), or refused by the broker's
  *   JetStream API (a stream limit such as `max_msg_size`); never retryable;
+ * - `blob_missing`: a blob reference names content the object store does not hold (0162);
  * - `not_connected`: the connection closed for good;
  * - `base_expired`: a follower's base lies outside the retained window (R15.1): the stream no
  *   longer holds a non-transient event after it, so replaying would skip that event; the
@@ -25,6 +26,7 @@ export type BusErrorCode =
   | 'invalid_event'
   | 'publish_failed'
   | 'publish_refused'
+  | 'blob_missing'
   | 'not_connected'
   | 'base_expired'
   | 'sequence_conflict';

@@ -1,4 +1,10 @@
 export {
+  BLOB_REF_PREFIX,
+  BlobStore,
+  blobBucket,
+  isBlobRef,
+} from './blob-store.ts';
+export {
   BusError,
   type BusErrorCode,
   type BusErrorOptions,
@@ -17,6 +23,12 @@ export {
   followSession,
   type SessionFollower,
 } from './follow-session.ts';
+export {
+  BLOBS_HEADER,
+  type BlobOffload,
+  offloadBlobs,
+  resolveBlobs,
+} from './offload-blobs.ts';
 export {
   type NatsTenant,
   natsAuthorizationConfig,

@@ -4,6 +4,7 @@ import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Context, context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
+import { BLOBS_HEADER, type BlobOffload, offloadBlobs } from './offload-blobs.ts';
 import { refusalOf } from './publish-refusal.ts';
 
 /** Options of {@link publishCommand}. */
@@ -16,6 +17,8 @@ export interface PublishCommandOptions {
    * `<commandId>:<attempt>`, which the persistence worker accepts as that command.
    */
   readonly attempt?: number | string;
+  /** The bound on the body and where larger string fields go (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /** The outcome of {@link publishCommand}. */
@@ -47,7 +50,11 @@ export async function publishCommand(
   h.set(HEADERS.eventType, command.kind);
   injectTraceContext(h, options.traceContext ?? context.active());
   const subject = n.commandSubject(command.sessionId);
-  const json = JSON.stringify(command);
+  const { json, offloaded } =
+    options.offload === undefined
+      ? { json: JSON.stringify(command), offloaded: 0 }
+      : await offloadBlobs(JSON.stringify(command), options.offload);
+  if (offloaded > 0) h.set(BLOBS_HEADER, String(offloaded));
   try {
     const ack = await js.publish(subject, json, { headers: h });
     return { kind: ack.duplicate ? 'duplicate' : 'ok', streamSequence: ack.seq };

@@ -8,6 +8,7 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
 import { eventHeaders } from './event-headers.ts';
+import { BLOBS_HEADER, type BlobOffload, offloadBlobs } from './offload-blobs.ts';
 import type { StreamPublisher } from './publish-pipeline.ts';
 import { refusalOf } from './publish-refusal.ts';
 
@@ -31,6 +32,11 @@ export interface PublishEventOptions {
    * turn checks still run. Leave unset for events from outside the process.
    */
   readonly prevalidated?: boolean;
+  /**
+   * The bound on the message's body and where larger string fields go (docs/decisions/0162);
+   * without it the body goes as it is.
+   */
+  readonly offload?: BlobOffload;
 }
 
 /** The outcome of {@link publishEvent}: a value, never a throw, for the three expected cases. */
@@ -84,10 +90,15 @@ export async function publishEvent(
     options.expectedLastSubjectSequence === undefined
       ? {}
       : { expect: { lastSubjectSequence: options.expectedLastSubjectSequence } };
-  const json = JSON.stringify(body);
+  const { json, offloaded } =
+    options.offload === undefined
+      ? { json: JSON.stringify(body), offloaded: 0 }
+      : await offloadBlobs(JSON.stringify(body), options.offload);
+  const headers = eventHeaders(event, options.previousDurableSequence, options.traceContext);
+  if (offloaded > 0) headers.set(BLOBS_HEADER, String(offloaded));
   try {
     const ack = await js.publish(subject, json, {
-      headers: eventHeaders(event, options.previousDurableSequence, options.traceContext),
+      headers,
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
       ...expect,
     });

@@ -1,4 +1,5 @@
 import {
+  type BlobOffload,
   BusError,
   type BusErrorCode,
   eventSubjectOf,
@@ -30,6 +31,8 @@ export interface JetStreamPublisherOptions {
    * broker is away: the session decides when its turn has waited long enough.
    */
   readonly onRetry?: (stalledMs: number) => void;
+  /** The bound on an event's body and where larger fields go (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /** Bus errors of a publish that stored nothing: retrying the same event cannot succeed. */
@@ -147,6 +150,7 @@ export class JetStreamPublisher implements EventPublisher {
       previousDurableSequence,
       // Built by createEvent (schema-checked at creation), numbered by the window only.
       prevalidated: true,
+      ...(this.#o.offload === undefined ? {} : { offload: this.#o.offload }),
     });
     if (result.kind === 'fenced') {
       const actual = result.actualLastSequence;

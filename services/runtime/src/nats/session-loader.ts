@@ -1,4 +1,10 @@
-import { readSessionTip, type SessionFence } from '@agentwire/bus';
+import {
+  BLOBS_HEADER,
+  type BlobOffload,
+  readSessionTip,
+  resolveBlobs,
+  type SessionFence,
+} from '@agentwire/bus';
 import { decodeSessionEvent, type Names, type SessionEvent } from '@agentwire/contracts';
 import { ModelRequestChain, ModelRequestChainError } from '@agentwire/domain';
 import {
@@ -60,6 +66,8 @@ export interface SessionLoaderDeps {
   readonly names: Names;
   readonly db: StoreDb;
   readonly logger: RuntimeLogger;
+  /** Where offloaded fields are read back from (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /**
@@ -118,7 +126,13 @@ async function scanTurns(
     const decoded = decodeSessionEvent(m.data);
     if (decoded.ok) {
       scanner.add(decoded.event);
-      lastRequest = nextLastRequest(requests, decoded.event, lastRequest);
+      // Only a request's messages are read here: its offloaded ones are read back (0162).
+      const blobs = deps.offload?.store;
+      const event =
+        decoded.event.type === 'model_request' && m.headers?.has(BLOBS_HEADER) && blobs
+          ? await resolveBlobs(decoded.event, blobs).catch(() => decoded.event)
+          : decoded.event;
+      lastRequest = nextLastRequest(requests, event, lastRequest);
     }
     if (m.info.pending === 0) break;
   }
