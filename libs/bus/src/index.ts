@@ -1,9 +1,4 @@
-export {
-  BLOB_REF_PREFIX,
-  BlobStore,
-  blobBucket,
-  isBlobRef,
-} from './blob-store.ts';
+export { BlobStore, blobBucket } from './blob-store.ts';
 export {
   BusError,
   type BusErrorCode,
@@ -23,12 +18,7 @@ export {
   followSession,
   type SessionFollower,
 } from './follow-session.ts';
-export {
-  BLOBS_HEADER,
-  type BlobOffload,
-  offloadBlobs,
-  resolveBlobs,
-} from './offload-blobs.ts';
+export { BLOBS_HEADER, type BlobOffload, resolveBlobs } from './offload-blobs.ts';
 export {
   type NatsTenant,
   natsAuthorizationConfig,

@@ -90,10 +90,12 @@ export async function publishEvent(
     options.expectedLastSubjectSequence === undefined
       ? {}
       : { expect: { lastSubjectSequence: options.expectedLastSubjectSequence } };
+  const raw = JSON.stringify(body);
+  // Most bodies are far under the bound: no extra await on the append path (0102).
   const { json, offloaded } =
-    options.offload === undefined
-      ? { json: JSON.stringify(body), offloaded: 0 }
-      : await offloadBlobs(JSON.stringify(body), options.offload);
+    options.offload === undefined || raw.length * 3 <= options.offload.maxBytes
+      ? { json: raw, offloaded: 0 }
+      : await offloadBlobs(raw, options.offload);
   const headers = eventHeaders(event, options.previousDurableSequence, options.traceContext);
   if (offloaded > 0) headers.set(BLOBS_HEADER, String(offloaded));
   try {
