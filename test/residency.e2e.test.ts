@@ -1,5 +1,6 @@
 import { RuntimeClient as BusRuntimeClient } from '@agentwire/bus';
 import { duplicateNumbers, readSessionMessages } from '@agentwire/bus/testing';
+import { ModelRequestChain } from '@agentwire/domain';
 import { type RuntimeStack, startRuntimeStack } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,11 +75,16 @@ describe('residency keeps its promises (issue 19, R11, R16.6)', () => {
       ).toBe(true);
       expect(events.filter((e) => e.type === 'turn_complete')).toHaveLength(TURNS);
       // The model saw the whole conversation in the last turn, however often it was reopened.
-      const lastRequest = events.filter((e) => e.type === 'model_request').at(-1);
-      const users =
-        lastRequest?.type === 'model_request'
-          ? lastRequest.payload.messages.filter((m) => m.role === 'user').map((m) => m.content)
-          : [];
+      // Each request carries what is new since the previous one (0161): rebuild the last.
+      const chain = new ModelRequestChain();
+      let lastRequest: readonly { role: string; content: string }[] | undefined;
+      for (const e of events) {
+        const messages = chain.add(e);
+        if (e.type === 'model_request' && e.payload.querySource === 'main_turn') {
+          lastRequest = messages;
+        }
+      }
+      const users = (lastRequest ?? []).filter((m) => m.role === 'user').map((m) => m.content);
       expect(users, sid).toEqual(Array.from({ length: TURNS }, (_, i) => `${sid} turn ${i + 1}`));
       const lastEv = Math.max(
         ...messages.filter((m) => m.subject.endsWith('.ev')).map((m) => m.number ?? 0),

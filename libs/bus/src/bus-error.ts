@@ -6,7 +6,12 @@
  *   of replicas (a single server asked for 3, a cluster with too few JetStream servers);
  * - `invalid_event`: an event cannot be published as given (a transient type without a
  *   turn id, a sequence number of 0, R2.2, R3.3);
- * - `publish_failed`: the broker rejected a publish for a reason other than fencing;
+ * - `publish_failed`: a publish failed for a reason other than fencing, and it may or may not
+ *   have been stored (a timeout, a lost connection: retryable; an unreadable ack);
+ * - `publish_refused`: the message was not stored and never will be as it is: larger than
+ *   the server's `max_payload` (it never left the client), or refused by the broker's
+ *   JetStream API (a stream limit such as `max_msg_size`); never retryable;
+ * - `blob_missing`: a blob reference names content the object store does not hold (0162);
  * - `not_connected`: the connection closed for good;
  * - `base_expired`: a follower's base lies outside the retained window (R15.1): the stream no
  *   longer holds a non-transient event after it, so replaying would skip that event; the
@@ -20,6 +25,8 @@ export type BusErrorCode =
   | 'provision_replicas'
   | 'invalid_event'
   | 'publish_failed'
+  | 'publish_refused'
+  | 'blob_missing'
   | 'not_connected'
   | 'base_expired'
   | 'sequence_conflict';

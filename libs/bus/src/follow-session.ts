@@ -9,9 +9,11 @@ import {
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
+import { BlobStore } from './blob-store.ts';
 import { BusError } from './bus-error.ts';
 import { headerSequence } from './event-headers.ts';
 import { openConsumer, type StallWatch, watchForStall } from './follow-consumer.ts';
+import { BLOBS_HEADER, resolveBlobs } from './offload-blobs.ts';
 import { isFenceMarker } from './publish-fence.ts';
 
 /** Options of {@link followSession}. */
@@ -29,6 +31,11 @@ export interface FollowSessionOptions {
    * for the client library to notice that a restarted broker forgot it (issue 9).
    */
   readonly reconnects?: (listener: () => void) => () => void;
+  /**
+   * Where offloaded fields are read back from (docs/decisions/0162): by default the
+   * prefix's blob bucket, opened when a message first needs it.
+   */
+  readonly blobs?: BlobStore;
 }
 
 /**
@@ -55,6 +62,7 @@ export interface SessionFollower extends AsyncIterable<SessionEvent> {
  * retained messages and skips, by the `Aw-Seq` header and without parsing, those at or
  * below the base. Events that fail to parse are logged and skipped, and so are writers'
  * fence markers (`Aw-Fence`, no event). Evicted transient events (R3.3) are simply absent.
+ * A message with offloaded fields (`Aw-Blobs`) is yielded with them read back (0162).
  * A number met again with another event id ends the iteration with a `sequence_conflict`
  * {@link BusError} (two writers, which the fences of docs/decisions/0110 rule out).
  *
@@ -86,6 +94,7 @@ export function followSession(
   // Stream sequence of the last message read: where a recreated consumer starts (0 until
   // one was read: then the start follows the base as at first).
   let streamSequence = 0;
+  let blobs: BlobStore | undefined;
 
   async function* run(): AsyncGenerator<SessionEvent> {
     while (!stopped) {
@@ -114,7 +123,7 @@ export function followSession(
         watch.alive();
         streamSequence = m.seq;
         const event = accept(m);
-        if (event !== undefined) yield event;
+        if (event !== undefined) yield m.headers?.has(BLOBS_HEADER) ? await resolved(event) : event;
       }
     } finally {
       await current.close();
@@ -154,6 +163,17 @@ export function followSession(
     last = event.sequenceNumber;
     met = Math.max(met, last);
     return event;
+  }
+
+  /** The event with its offloaded fields read back (0162); as it is if one is missing. */
+  async function resolved(event: SessionEvent): Promise<SessionEvent> {
+    blobs ??= options.blobs ?? BlobStore.reader(js, n);
+    try {
+      return await resolveBlobs(event, blobs);
+    } catch (err) {
+      logger.warn({ err, seq: event.sequenceNumber }, 'an offloaded field cannot be read back');
+      return event;
+    }
   }
 
   const iterable = run();

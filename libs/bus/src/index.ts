@@ -1,3 +1,4 @@
+export { BlobStore, blobBucket } from './blob-store.ts';
 export {
   BusError,
   type BusErrorCode,
@@ -17,6 +18,7 @@ export {
   followSession,
   type SessionFollower,
 } from './follow-session.ts';
+export { BLOBS_HEADER, type BlobOffload, resolveBlobs } from './offload-blobs.ts';
 export {
   type NatsTenant,
   natsAuthorizationConfig,

@@ -1,9 +1,11 @@
 import { HEADERS, type Names, type PersistenceCommand } from '@agentwire/contracts';
 import { injectTraceContext } from '@agentwire/telemetry';
-import { JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
+import type { JetStreamClient } from '@nats-io/jetstream';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { type Context, context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
+import { BLOBS_HEADER, type BlobOffload, offloadBlobs } from './offload-blobs.ts';
+import { refusalOf } from './publish-refusal.ts';
 
 /** Options of {@link publishCommand}. */
 export interface PublishCommandOptions {
@@ -15,6 +17,8 @@ export interface PublishCommandOptions {
    * `<commandId>:<attempt>`, which the persistence worker accepts as that command.
    */
   readonly attempt?: number | string;
+  /** The bound on the body and where larger string fields go (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /** The outcome of {@link publishCommand}. */
@@ -29,7 +33,8 @@ export type PublishCommandResult =
  * consumers can route without parsing) and the trace context. Validate the command with
  * the contracts' parser before calling. A repeat within the broker's duplicate window
  * returns `duplicate` and adds nothing to the stream. Throws {@link BusError}
- * `publish_failed` on broker errors (retryable unless the broker answered with an error).
+ * `publish_refused` when the broker answered with an error or the command is over the
+ * server's `max_payload` (nothing stored), `publish_failed` (retryable) otherwise.
  */
 export async function publishCommand(
   js: JetStreamClient,
@@ -45,13 +50,28 @@ export async function publishCommand(
   h.set(HEADERS.eventType, command.kind);
   injectTraceContext(h, options.traceContext ?? context.active());
   const subject = n.commandSubject(command.sessionId);
+  const { json, offloaded } =
+    options.offload === undefined
+      ? { json: JSON.stringify(command), offloaded: 0 }
+      : await offloadBlobs(JSON.stringify(command), options.offload);
+  if (offloaded > 0) h.set(BLOBS_HEADER, String(offloaded));
   try {
-    const ack = await js.publish(subject, JSON.stringify(command), { headers: h });
+    const ack = await js.publish(subject, json, { headers: h });
     return { kind: ack.duplicate ? 'duplicate' : 'ok', streamSequence: ack.seq };
   } catch (error) {
+    const refusal = refusalOf(error, json);
+    if (refusal !== undefined) {
+      throw new BusError(
+        `command ${command.commandId} (${command.kind}) on ${subject} ${refusal}`,
+        {
+          code: 'publish_refused',
+          cause: error,
+        },
+      );
+    }
     throw new BusError(`publishing command ${command.commandId} on ${subject} failed`, {
       code: 'publish_failed',
-      retryable: !(error instanceof JetStreamApiError),
+      retryable: true,
       cause: error,
     });
   }

@@ -8,7 +8,9 @@ import { JetStreamApiError } from '@nats-io/jetstream';
 import type { Context } from '@opentelemetry/api';
 import { BusError } from './bus-error.ts';
 import { eventHeaders } from './event-headers.ts';
+import { BLOBS_HEADER, type BlobOffload, offloadBlobs } from './offload-blobs.ts';
 import type { StreamPublisher } from './publish-pipeline.ts';
+import { refusalOf } from './publish-refusal.ts';
 
 /** Options of {@link publishEvent}. */
 export interface PublishEventOptions {
@@ -30,6 +32,11 @@ export interface PublishEventOptions {
    * turn checks still run. Leave unset for events from outside the process.
    */
   readonly prevalidated?: boolean;
+  /**
+   * The bound on the message's body and where larger string fields go (docs/decisions/0162);
+   * without it the body goes as it is.
+   */
+  readonly offload?: BlobOffload;
 }
 
 /** The outcome of {@link publishEvent}: a value, never a throw, for the three expected cases. */
@@ -61,8 +68,9 @@ export function eventSubjectOf(n: Names, event: SessionEvent): string {
  * (R13). See docs/decisions/0040-publish-fencing.md for how a runtime tracks the fence.
  * Throws {@link BusError} `invalid_event` for an event that fails its schema (unless
  * `prevalidated`), has no
- * sequence number or is transient without a turn, and `publish_failed` for other broker
- * errors (retryable: timeouts and connection loss). `js` is a `JetStreamClient` or, on hot
+ * sequence number or is transient without a turn, `publish_refused` for a message the
+ * broker refused or the client could not send (over `max_payload`: nothing was stored), and
+ * `publish_failed` for other errors (retryable: timeouts and connection loss). `js` is a `JetStreamClient` or, on hot
  * paths, a {@link PublishPipeline} (the runtime's appends).
  */
 export async function publishEvent(
@@ -82,9 +90,17 @@ export async function publishEvent(
     options.expectedLastSubjectSequence === undefined
       ? {}
       : { expect: { lastSubjectSequence: options.expectedLastSubjectSequence } };
+  const raw = JSON.stringify(body);
+  // Most bodies are far under the bound: no extra await on the append path (0102).
+  const { json, offloaded } =
+    options.offload === undefined || raw.length * 3 <= options.offload.maxBytes
+      ? { json: raw, offloaded: 0 }
+      : await offloadBlobs(raw, options.offload);
+  const headers = eventHeaders(event, options.previousDurableSequence, options.traceContext);
+  if (offloaded > 0) headers.set(BLOBS_HEADER, String(offloaded));
   try {
-    const ack = await js.publish(subject, JSON.stringify(body), {
-      headers: eventHeaders(event, options.previousDurableSequence, options.traceContext),
+    const ack = await js.publish(subject, json, {
+      headers,
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
       ...expect,
     });
@@ -94,6 +110,13 @@ export async function publishEvent(
   } catch (error) {
     const fenced = asFenced(error);
     if (fenced !== null) return fenced;
+    const refusal = refusalOf(error, json);
+    if (refusal !== undefined) {
+      throw new BusError(`event ${event.id} (${event.type}) on ${subject} ${refusal}`, {
+        code: 'publish_refused',
+        cause: error,
+      });
+    }
     throw new BusError(`publishing event ${event.id} on ${subject} failed`, {
       code: 'publish_failed',
       retryable:

@@ -11,7 +11,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { deleteProvisioned } from './delete-provisioned.ts';
 
-const traceId = (): string => randomBytes(16).toString('hex');
+export const traceId = (): string => randomBytes(16).toString('hex');
 
 /** A numbered non-transient event (`interrupt`) on the session's `ev` subject. */
 export function durableEvent(

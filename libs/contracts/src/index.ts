@@ -38,7 +38,9 @@ export {
 export { SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';
 export {
   ModelCompletePayload,
+  ModelRequestBase,
   ModelRequestMessage,
+  ModelRequestPayload,
   ModelStreamingPayload,
 } from './payloads/model.ts';
 export { PermissionDecision, RiskLevel } from './payloads/permission.ts';

@@ -2,6 +2,13 @@ export { cleanTitle } from './clean-title.ts';
 export { InMemorySessionEventStore } from './event-store/in-memory-session-event-store.ts';
 export { firstInputTitle } from './first-input-title.ts';
 export { hydrateTranscript, type TranscriptEntry, transcriptView } from './hydration.ts';
+export {
+  chainDigest,
+  ModelRequestChain,
+  ModelRequestChainError,
+  type ModelRequestChainFailure,
+  type Sha256Hex,
+} from './model-request-chain.ts';
 export { initialProjection, rebuildProjection, reduce } from './projection/reduce.ts';
 export { updatesContextUsage } from './projection/session-handlers.ts';
 export {

@@ -11,6 +11,7 @@ export {
 export type { Admission } from './kernel/input-dispatcher.ts';
 export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
 export type {
+  ContentHasher,
   EventPublisher,
   IdSource,
   PublishOutcome,
@@ -20,6 +21,7 @@ export type {
   UsageRecorder,
 } from './kernel/ports.ts';
 export { discardLeftoverInputs, reconcileOpenTurn } from './kernel/reconcile-open-turn.ts';
+export type { LastRequest } from './kernel/request-chain.ts';
 export { RuntimeError } from './kernel/runtime-error.ts';
 export { RuntimeSession, type SessionStart } from './kernel/runtime-session.ts';
 export { SessionEmitter } from './kernel/session-emitter.ts';

@@ -64,6 +64,13 @@ export const SCRIPTED_SCENARIOS = {
       { items: [{ type: 'text', text: 'Done: read README.md and wrote notes.txt.' }] },
     ],
   },
+  /** Reads README.md and says so, asking no permission: one turn of a long session (issue 18). */
+  read_readme: {
+    steps: [
+      { items: [{ type: 'tool-call', toolName: 'read_file', input: { path: 'README.md' } }] },
+      { items: [{ type: 'text', text: 'Read README.md.' }] },
+    ],
+  },
   reasoning: {
     steps: [
       {

@@ -12,7 +12,7 @@ const SUMMARIES: Summaries = {
   session_title_updated: (p) => `title ${quote(p.title)} (${p.source})`,
   turn_started: (p) => `turn ${p.turnNumber}: ${quote(p.input)}`,
   model_request: (p) =>
-    `${p.providerId}/${p.modelId} ${p.querySource ?? 'main_turn'}, ${p.messages.length} messages`,
+    `${p.providerId}/${p.modelId} ${p.querySource ?? 'main_turn'}, ${p.messageCount ?? p.messages.length} messages${p.base === undefined ? '' : ` (${p.messages.length} new after #${p.base.sequenceNumber})`}`,
   model_streaming: (p) => (p.delta === '' ? (p.kind ?? '') : quote(p.delta)),
   model_complete: (p) => `${p.stopReason} ${quote(p.content)}`,
   model_error: (p) => p.error.message,

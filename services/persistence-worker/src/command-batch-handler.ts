@@ -1,3 +1,4 @@
+import { BlobStore, resolveBlobs } from '@agentwire/bus';
 import type { Names, PersistenceCommand, PersistenceConfirmation } from '@agentwire/contracts';
 import {
   applyMessageCommands,
@@ -29,7 +30,8 @@ interface Applied {
 }
 
 /**
- * The commands consumer's handler (R7, DESIGN.md flow 1): applies a batch of commands in
+ * The commands consumer's handler (R7, DESIGN.md flow 1): reads back the fields a command
+ * offloaded to the blob store (docs/decisions/0162), applies a batch of commands in
  * one transaction (the message commands with the store's set-based `applyMessageCommands`,
  * with the same result as one by one in stream order), then publishes each command's confirmation on
  * `<prefix>.confirm.<sid>` with core NATS, after the commit and before the ack
@@ -37,6 +39,8 @@ interface Applied {
  */
 export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchHandler<Applied> {
   const encoder = new TextEncoder();
+  // A command's fields too large for its message are read back before it is applied (0162).
+  const blobs = BlobStore.reader(options.nc, options.names);
   return {
     decode: (msg) => {
       const decoded = decodeCommandMessage(msg, options);
@@ -49,6 +53,7 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
       'agentwire.command.kind': command.kind,
     }),
     applyAll: async (items) => {
+      const commands = await Promise.all(items.map((i) => resolveBlobs(i.command, blobs)));
       await inTransaction(options.db, `apply ${items.length} command(s)`, async (trx) => {
         await lockKeys(
           trx,
@@ -58,10 +63,7 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
               : [],
           ),
         );
-        const confirmations = await commandBatchApply(
-          trx,
-          items.map((i) => i.command),
-        );
+        const confirmations = await commandBatchApply(trx, commands);
         for (const [i, item] of items.entries()) {
           const confirmation = confirmations[i];
           if (confirmation !== undefined) item.confirmation = confirmation;

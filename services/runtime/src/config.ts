@@ -71,6 +71,12 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** Must match the lease bucket's TTL (provisioned with it when the bucket is new). */
     AW_LEASE_TTL_MS: positiveInt(30_000),
     AW_MAX_PROMPT_BYTES: positiveInt(64 * 1024),
+    /**
+     * The largest body of any event or command the runtime publishes: larger string fields
+     * go to the object store, the message carries their reference (docs/decisions/0162).
+     * Must stay 16 KiB below the server's `max_payload` (checked at start).
+     */
+    AW_MAX_EVENT_BYTES: positiveInt(256 * 1024),
     /** Environment variables `run_command` passes to a command; nothing else does. */
     AW_TOOL_ENV_ALLOW: ToolEnvAllow,
     /** How long a `run_command` may run before its process group is killed. */

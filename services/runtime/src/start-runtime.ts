@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { type BusConnection, connectBus, PublishPipeline, provision } from '@agentwire/bus';
+import {
+  type BlobOffload,
+  BlobStore,
+  type BusConnection,
+  connectBus,
+  PublishPipeline,
+  provision,
+} from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
 import type { UsageRecorder } from '@agentwire/engine';
 import {
@@ -11,10 +18,12 @@ import { createDatabase } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
 import { Kvm } from '@nats-io/kv';
 import type { RuntimeConfig } from './config.ts';
+import { eventBound } from './event-bound.ts';
 import { RuntimeHost, type RuntimeHostOptions } from './nats/runtime-host.ts';
 import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import type { ResidencyMetrics } from './runtime-metrics.ts';
+import { sha256Hasher } from './sha256-hasher.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
 /** A started runtime: its host and how to stop everything it opened. */
@@ -85,10 +94,20 @@ export async function startRuntime(
     logger,
     noAsyncTraces: true,
   });
-  await provision(bus.nc, names, {
-    leaseTtlMs: config.AW_LEASE_TTL_MS,
-    replicas: config.AW_REPLICAS,
-  });
+  let offload: BlobOffload;
+  try {
+    const maxBytes = eventBound(config.AW_MAX_EVENT_BYTES, bus.nc.info?.max_payload);
+    await provision(bus.nc, names, {
+      leaseTtlMs: config.AW_LEASE_TTL_MS,
+      replicas: config.AW_REPLICAS,
+    });
+    const store = BlobStore.create(bus.nc, names, { replicas: config.AW_REPLICAS });
+    await store.ready();
+    offload = { store, maxBytes };
+  } catch (err) {
+    await bus.close();
+    throw err;
+  }
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
   const eventPublisher = new PublishPipeline(bus.nc, { inboxPrefix: bus.inboxPrefix });
@@ -113,6 +132,8 @@ export async function startRuntime(
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       clock: { now: () => Date.now() },
       ids: randomIds,
+      hasher: sha256Hasher,
+      offload,
       logger,
       usage,
       leaseTtlMs: config.AW_LEASE_TTL_MS,

@@ -1,4 +1,5 @@
 import type { Names } from '@agentwire/contracts';
+import { blobBucket } from '../blob-store.ts';
 import { deadLetterStream } from '../dead-letter-names.ts';
 
 /** The NATS users of a deployment, one per role (DESIGN.md "Clusters and security"). */
@@ -80,6 +81,8 @@ function reading(stream: string): string[] {
 function frontend(n: Names): string[] {
   const e = n.eventsStream;
   return [
+    // Reading back a field offloaded to the blob store (docs/decisions/0162).
+    ...reading(`OBJ_${blobBucket(n)}`),
     '$JS.API.INFO',
     `$JS.API.STREAM.INFO.${e}`,
     `$JS.API.STREAM.MSG.GET.${e}`,
@@ -103,6 +106,7 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
   const p = n.prefix;
   const lease = `KV_${n.leaseBucket}`;
   const all = [n.eventsStream, n.commandsStream, deadLetterStream(n), lease];
+  const blobs = `OBJ_${blobBucket(n)}`;
   const inbox = (role: NatsRole) => `${roleInboxPrefix(role)}.>`;
   const table: Record<NatsRole, RolePermissions> = {
     runtime: {
@@ -111,6 +115,11 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
         `${p}.persist.*`,
         `$KV.${n.leaseBucket}.*`,
         ...provisioning(all),
+        // The blob store its large fields go to (docs/decisions/0162).
+        ...provisioning([blobs]),
+        ...reading(blobs),
+        `$O.${blobBucket(n)}.>`,
+        `$JS.API.STREAM.PURGE.${blobs}`,
         ...reading(n.eventsStream),
         `$JS.API.STREAM.PURGE.${n.eventsStream}`,
         `$JS.API.STREAM.MSG.GET.${lease}`,
@@ -132,6 +141,7 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
         ...provisioning(all),
         ...reading(n.eventsStream),
         ...reading(n.commandsStream),
+        ...reading(blobs),
         `${p}.confirm.*`,
         `${p}.dlq.*`,
       ],

@@ -27,9 +27,31 @@ export const ModelRequestMessage = z.object({
 /** One message of a model request. */
 export type ModelRequestMessage = z.infer<typeof ModelRequestMessage>;
 
-/** `model_request` (R16.2, R9.7). */
+/**
+ * Where a `model_request` that carries only its new messages continues from (issue 18,
+ * docs/decisions/0161): the session's earlier `model_request` (its number and id) and how
+ * many of that request's messages, in full, come first unchanged.
+ */
+export const ModelRequestBase = z.object({
+  sequenceNumber: z.number().int().positive(),
+  eventId: z.string(),
+  messageCount: Count,
+});
+/** The base of a delta `model_request`. */
+export type ModelRequestBase = z.infer<typeof ModelRequestBase>;
+
+/**
+ * `model_request` (R16.2, R9.7). Without `base`, `messages` is the whole request. With
+ * `base` (ours, docs/decisions/0161), the request the model received is the base request's
+ * first `base.messageCount` messages (rebuilt the same way) followed by `messages`; then
+ * `messageCount` is the whole request's length and `digest` (`sha256:<hex>`, a chain over
+ * every message's JSON) lets a consumer check what it rebuilt.
+ */
 export const ModelRequestPayload = z.object({
   messages: z.array(ModelRequestMessage),
+  base: ModelRequestBase.optional(),
+  messageCount: Count.optional(),
+  digest: z.string().optional(),
   providerId: z.string(),
   modelId: z.string(),
   querySource: QuerySource.optional(),

@@ -33,7 +33,10 @@ const SUMMARY_EVERY = 100;
  * usage step is a warning (R5.2), a failing sink is logged and the others still get the
  * event (R5.3); failures name their phase (R5.4). A step-1 failure breaks the appender:
  * every later append rejects, because a number that was not published must not be skipped
- * silently (the session must be reloaded, or it lost its lease).
+ * silently (the session must be reloaded, or it lost its lease). Except a refusal: an event
+ * the broker refused for good was never stored, so its number is withdrawn, the append
+ * rejects `refused` and the session goes on (docs/decisions/0160). Appends are serialised,
+ * so the refused event is always the last numbered one.
  */
 export class EventAppender {
   readonly #o: EventAppenderOptions;
@@ -142,6 +145,20 @@ export class EventAppender {
       throw this.#break(
         new AppendError('event_store.append', 'publish_failed', message, { cause }),
       );
+    }
+    if (!outcome.ok && outcome.reason === 'refused') {
+      this.#o.window.withdraw(stored);
+      const error = new AppendError(
+        'event_store.append',
+        'refused',
+        `${stored.type} refused: ${outcome.detail}`,
+        { eventType: stored.type },
+      );
+      this.#o.logger.error(
+        { sessionId: stored.sessionId, type: stored.type, seq: stored.sequenceNumber, err: error },
+        'event refused; its number is withdrawn',
+      );
+      throw error;
     }
     if (!outcome.ok) {
       throw this.#break(new AppendError('event_store.append', 'fenced', outcome.detail));

@@ -121,6 +121,26 @@ describe('appendEvent (R5)', () => {
     expect(appender.broken?.code).toBe('fenced');
   });
 
+  it('a refused event withdraws its number, reaches no step, and the session appends on, gapless (0160)', async () => {
+    const { appender, publisher, log } = setup();
+    await appender.append(ev('turn_started'));
+    publisher.refuse.add('model_streaming');
+    const error = await appender.append(ev('model_streaming')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppendError);
+    expect(error).toMatchObject({
+      phase: 'event_store.append',
+      code: 'refused',
+      eventType: 'model_streaming',
+    });
+    expect(String((error as Error).message)).toContain('exceeds max_payload');
+    expect(appender.broken).toBeUndefined();
+    expect(appender.latestSequence).toBe(1);
+    const next = await appender.append(ev('turn_started'));
+    expect(next.sequenceNumber).toBe(2);
+    expect(publisher.published.map((p) => p.event.sequenceNumber)).toEqual([1, 2]);
+    expect(log.filter((l) => l.startsWith('durable'))).toEqual(['durable:1', 'durable:2']);
+  });
+
   it('serialises concurrent appends: durable order equals event order (R5.6)', async () => {
     const order: number[] = [];
     let release!: () => void;
@@ -174,5 +194,15 @@ describe('EventWindow (R3)', () => {
     expect(w.readAll().map((e) => e.sequenceNumber)).toEqual([1, 3]);
     expect(w.append(ev('turn_started', 'tB')).sequenceNumber).toBe(4);
     expect(w.readAfter(3).map((e) => e.sequenceNumber)).toEqual([4]);
+  });
+
+  it('withdraws only the last number assigned (0160)', () => {
+    const w = new EventWindow(5);
+    const a = w.append(ev('turn_started'));
+    const b = w.append(ev('model_streaming'));
+    expect(() => w.withdraw(a)).toThrow(/cannot withdraw/);
+    w.withdraw(b);
+    expect(w.latestSequence()).toBe(6);
+    expect(w.append(ev('turn_started')).sequenceNumber).toBe(7);
   });
 });

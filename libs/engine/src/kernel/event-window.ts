@@ -22,6 +22,22 @@ export class EventWindow {
     return stored;
   }
 
+  /**
+   * Takes back the number of `event`, the last one assigned, which was refused and never
+   * stored (docs/decisions/0160): no one saw it, so the next event takes it and the session
+   * stays gapless (R2.3 forbids reusing a number that was stored, which this never was).
+   */
+  withdraw(event: SessionEvent): void {
+    const last = this.#events.at(-1);
+    if (event.sequenceNumber !== this.#latest || last?.id !== event.id) {
+      throw new Error(
+        `cannot withdraw event ${event.id} (${event.sequenceNumber}): the last assigned is ${this.#latest}`,
+      );
+    }
+    this.#events.pop();
+    this.#latest -= 1;
+  }
+
   /** Every retained event, in order. */
   readAll(): readonly SessionEvent[] {
     return this.#events;

@@ -2,13 +2,13 @@ import type {
   AssistantMessage,
   ErrorPayload,
   MessageTokens,
-  ModelRequestMessage,
   ModelStreamingPayload,
   ModelUsage,
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider, ModelToolCall, ModelToolSpec } from '@agentwire/model';
 import { INTERRUPTED } from './early-turn-end.ts';
 import type { IdSource } from './ports.ts';
+import { RequestChain } from './request-chain.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
@@ -30,6 +30,8 @@ export interface ModelStepContext {
   readonly path: { readonly cwd: string; readonly root: string };
   readonly mode: string;
   readonly agent: string;
+  /** The session's main-turn requests: each step's `model_request` carries only what is new. */
+  readonly requests?: RequestChain;
 }
 
 /** Outcome of one model step. */
@@ -44,24 +46,6 @@ export type ModelStepResult =
   | { readonly kind: 'error'; readonly error: ErrorPayload }
   | { readonly kind: 'cancelled' };
 
-/** The `model_request.messages` form of the conversation (R16.2). */
-function toRequestMessages(history: readonly ModelMessage[]): ModelRequestMessage[] {
-  return history.map((m) => ({
-    role: m.role,
-    content: m.content,
-    ...(m.toolCalls === undefined || m.toolCalls.length === 0
-      ? {}
-      : {
-          toolCalls: m.toolCalls.map((c) => ({
-            id: c.toolCallId,
-            name: c.toolName,
-            input: c.input as never,
-          })),
-        }),
-    ...(m.toolCallId === undefined ? {} : { toolCallId: m.toolCallId }),
-  }));
-}
-
 function tokensOf(usage: ModelUsage): MessageTokens {
   return {
     input: usage.inputTokens ?? 0,
@@ -72,7 +56,8 @@ function tokensOf(usage: ModelUsage): MessageTokens {
 }
 
 /**
- * One model step (R7.4): `model_request`, `model_streaming` per delta (transient, R3.3),
+ * One model step (R7.4): `model_request` (what is new since the session's previous request,
+ * with that one as its base: docs/decisions/0161), `model_streaming` per delta (transient, R3.3),
  * then the assistant message with its text and reasoning parts, then `model_complete`
  * (`querySource: "main_turn"`, usage) or `model_error`. The history gains the assistant
  * message on success. An interrupted step still saves its message, with what it streamed
@@ -88,13 +73,15 @@ export async function runModelStep(
   const textPartId = ctx.ids.newId('prt');
   const reasoningPartId = ctx.ids.newId('prt');
   const created = ctx.now();
-  await emitter.emit('model_request', turnId, traceId, {
-    messages: toRequestMessages(history),
+  const request = (ctx.requests ?? new RequestChain()).next(history);
+  const stored = await emitter.emit('model_request', turnId, traceId, {
+    ...request.fields,
     providerId: model.providerId,
     modelId: model.modelId,
     querySource: 'main_turn',
     toolCount: ctx.toolSpecs.length,
   });
+  request.commit(stored);
   const {
     text,
     reasoning,

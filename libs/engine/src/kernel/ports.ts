@@ -3,7 +3,13 @@ import type { SessionEvent } from '@agentwire/contracts';
 /** Outcome of publishing one numbered event to the bus. */
 export type PublishOutcome =
   | { readonly ok: true; readonly duplicate: boolean }
-  | { readonly ok: false; readonly reason: 'fenced'; readonly detail: string };
+  | { readonly ok: false; readonly reason: 'fenced'; readonly detail: string }
+  /**
+   * The event was not stored and never will be (larger than the broker's `max_payload`,
+   * over a stream limit, refused by the broker): nothing holds its number, so the window
+   * withdraws it (docs/decisions/0160). Only for failures known not to have stored it.
+   */
+  | { readonly ok: false; readonly reason: 'refused'; readonly detail: string };
 
 /**
  * Where numbered events go on the way out of step 1 (R5.1): JetStream in the service, a
@@ -48,4 +54,13 @@ export interface IdSource {
   newId(kind: string): string;
   /** A W3C trace id (32 lowercase hex digits). */
   newTraceId(): string;
+}
+
+/**
+ * Content hashing, given by the host (the engine does no I/O, and no `node:crypto`): the
+ * runtime's is Node's SHA-256. Digests of `model_request` chains (docs/decisions/0161).
+ */
+export interface ContentHasher {
+  /** SHA-256 of `text` (UTF-8) as 64 lowercase hex digits. */
+  readonly sha256Hex: (text: string) => string;
 }

@@ -13,7 +13,8 @@ import {
 import { promoteUserInput } from './input-promotion.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
-import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
+import type { ContentHasher, IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
+import { type LastRequest, RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
 import { sealFailedTurn } from './seal-failed-turn.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -37,6 +38,8 @@ export interface SessionStart {
   readonly lastSealedTurnId?: string;
   /** Inputs accepted before this load (a retry of one is not a new input). */
   readonly earlierInputs?: ReadonlyMap<string, EarlierInput>;
+  /** The stream's last main-turn `model_request`, rebuilt: the next one's base (0161). */
+  readonly lastRequest?: LastRequest;
 }
 
 /** Dependencies of {@link RuntimeSession}. */
@@ -64,6 +67,8 @@ export interface RuntimeSessionOptions {
   readonly titleGenerator?: TitleGenerator;
   /** `titleGeneration.modelSelection` (R9.6); the session's model when absent. */
   readonly titleModel?: ModelSelection;
+  /** Digests of `model_request` chains (docs/decisions/0161); none without it. */
+  readonly hasher?: ContentHasher;
 }
 
 /** What starts a turn. */
@@ -103,6 +108,8 @@ export class RuntimeSession {
   readonly #eviction: TransientEviction;
   /** The session's own events, folded: what a failing turn left open (issue 20). */
   readonly #turns = new TurnScanner();
+  /** What each main-turn `model_request` extends (docs/decisions/0161). */
+  readonly #requests: RequestChain;
   #turnCount: number;
   #active: ActiveTurn | undefined;
   #closed = false;
@@ -113,6 +120,11 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
+    const { lastRequest } = options.start;
+    this.#requests = new RequestChain(
+      options.hasher,
+      lastRequest === undefined ? undefined : { history: this.#history, last: lastRequest },
+    );
     this.#inputs = new InputDispatcher({
       ...options,
       history: this.#history,
@@ -399,6 +411,7 @@ export class RuntimeSession {
           ...this.#o,
           permissions: this.permissions,
           maxSteps: this.#o.maxSteps ?? 8,
+          requests: this.#requests,
           atStepBoundary: (t, tr) => this.#inputs.drainGuided(t, tr),
         },
         { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
@@ -408,9 +421,11 @@ export class RuntimeSession {
       return outcome;
     } catch (err) {
       this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
-      if (started && !(err instanceof AppendError)) {
+      // A broken appender seals nothing; a refused event ends its turn (0160).
+      if (started && (!(err instanceof AppendError) || err.code === 'refused')) {
         const open = this.#turns.result().open;
-        if (await sealFailedTurn(this.#o, { turnId, traceId, inputId, err }, open)) {
+        const failed = { turnId, traceId, inputId, err, history: this.#history };
+        if (await sealFailedTurn(this.#o, failed, open)) {
           this.#sealed(turnId);
         }
       }

@@ -43,7 +43,7 @@ interface PreparedCall {
   readonly originalToolName?: string;
 }
 
-/** Result of a batch: the tool messages for the next model step, and counts. */
+/** Result of a batch: the tool messages it added to the history, and counts. */
 export interface ToolBatchResult {
   readonly messages: ModelMessage[];
   readonly successCount: number;
@@ -64,6 +64,7 @@ export async function runToolBatch(
   ctx: ToolBatchContext,
   calls: readonly ModelToolCall[],
   assistantMessageId: string,
+  history: ModelMessage[],
 ): Promise<ToolBatchResult> {
   const prepared = calls.map((call): PreparedCall => {
     const { toolName, originalToolName } = normalizeToolName(call.toolName);
@@ -94,13 +95,17 @@ export async function runToolBatch(
     const outcome = ctx.signal.aborted ? await failCall(ctx, p, INTERRUPTED) : await runOne(ctx, p);
     if (outcome.ok) successCount += 1;
     else errorCount += 1;
-    messages.push({
+    const message: ModelMessage = {
       role: 'tool',
       content: outcome.content,
       toolCallId: p.call.toolCallId,
       toolName: p.name,
       isError: !outcome.ok,
-    });
+    };
+    messages.push(message);
+    // Each answer joins the history as its call ends: a batch cut short by a failing
+    // append leaves only the unanswered calls to close (docs/decisions/0160).
+    history.push(message);
   }
   await ctx.emitter.emit('tool_batch_complete', ctx.turnId, ctx.traceId, {
     toolCallIds: order,

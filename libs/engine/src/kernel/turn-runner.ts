@@ -4,6 +4,7 @@ import { BrokerUnavailableError } from './early-turn-end.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
+import type { RequestChain } from './request-chain.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import { runToolBatch } from './tool-executor.ts';
@@ -28,6 +29,8 @@ export interface TurnDeps {
    * for this turn into `history` and returns the last injected user message id, if any.
    */
   readonly atStepBoundary?: (turnId: string, traceId: string) => Promise<string | undefined>;
+  /** The session's main-turn requests (docs/decisions/0161). */
+  readonly requests?: RequestChain;
 }
 
 /** One turn's input. */
@@ -125,6 +128,7 @@ export async function runTurn(
         path: { cwd: deps.cwd, root: deps.root },
         mode: 'build',
         agent: 'build',
+        ...(deps.requests === undefined ? {} : { requests: deps.requests }),
       },
       history,
     );
@@ -150,8 +154,8 @@ export async function runTurn(
       { ...deps, turnId, traceId, signal: spec.signal },
       result.calls,
       result.assistantMessageId,
+      history,
     );
-    history.push(...batch.messages);
     if (batch.cancelled) return finish('cancelled');
   }
   return finish('error_max_turns');

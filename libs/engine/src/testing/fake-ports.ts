@@ -19,6 +19,8 @@ export class RecordingPublisher implements EventPublisher {
   readonly published: { event: SessionEvent; previousDurableSequence: number }[] = [];
   fenceNext = false;
   failNext: Error | undefined;
+  /** Events of these types are answered `refused` (never stored), as an over-large one is. */
+  readonly refuse = new Set<string>();
 
   readonly #holds = new Map<string, Promise<void>>();
   /** Types whose publish has started and waits for its release (see {@link hold}). */
@@ -46,6 +48,9 @@ export class RecordingPublisher implements EventPublisher {
     }
     if (this.failNext !== undefined) throw this.failNext;
     if (this.fenceNext) return { ok: false, reason: 'fenced', detail: 'wrong last sequence' };
+    if (this.refuse.has(event.type)) {
+      return { ok: false, reason: 'refused', detail: `${event.type} exceeds max_payload` };
+    }
     this.published.push({ event, previousDurableSequence });
     return { ok: true, duplicate: false };
   }

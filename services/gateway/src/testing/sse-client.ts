@@ -45,10 +45,13 @@ export async function openSse(
     if (res.body === null) return;
     const decoder = new TextDecoder();
     let buffer = '';
+    // Where the search for the frame's end goes on: a frame of megabytes arrives in many
+    // chunks, and scanning it from the start for each would be quadratic.
+    let scanned = 0;
     try {
       for await (const chunk of res.body) {
         buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut = buffer.indexOf('\n\n');
+        let cut = buffer.indexOf('\n\n', Math.max(0, scanned - 1));
         while (cut >= 0) {
           const frame = parseFrame(buffer.slice(0, cut));
           buffer = buffer.slice(cut + 2);
@@ -57,6 +60,7 @@ export async function openSse(
             events.push(JSON.parse(frame.data));
           cut = buffer.indexOf('\n\n');
         }
+        scanned = buffer.length;
       }
     } catch (error) {
       if (!controller.signal.aborted) throw error;

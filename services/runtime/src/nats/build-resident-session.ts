@@ -159,6 +159,7 @@ async function wire(
       history: historyFromTranscript(facts.transcript),
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
       earlierInputs: facts.scan.inputs,
+      ...(facts.lastRequest === undefined ? {} : { lastRequest: facts.lastRequest }),
     },
     evictSealedTurn: async (turnId) => {
       // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).

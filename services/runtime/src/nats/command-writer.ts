@@ -1,4 +1,4 @@
-import { BusError, publishCommand } from '@agentwire/bus';
+import { type BlobOffload, BusError, publishCommand } from '@agentwire/bus';
 import {
   type AssistantMessage,
   type Names,
@@ -42,6 +42,8 @@ export interface CommandWriterOptions {
    * goes again as `<commandId>:<n>` (docs/decisions/0050). Default 3.
    */
   readonly confirmAttempts?: number;
+  /** The bound on a command's body and where larger fields go (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /**
@@ -150,6 +152,10 @@ export class CommandWriter implements TranscriptWriter {
     };
   }
 
+  #publishOptions(): { offload?: BlobOffload } {
+    return this.#o.offload === undefined ? {} : { offload: this.#o.offload };
+  }
+
   #nextVersion(): number {
     this.#version = nextCommandVersion(this.#version, this.#o.clock.now());
     return this.#version;
@@ -163,7 +169,7 @@ export class CommandWriter implements TranscriptWriter {
   async #send(command: PersistenceCommand): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await publishCommand(this.#o.js, this.#o.names, command);
+        await publishCommand(this.#o.js, this.#o.names, command, this.#publishOptions());
         return;
       } catch (err) {
         if (!(err instanceof BusError && err.retryable) || this.#closed) throw err;
@@ -184,9 +190,11 @@ export class CommandWriter implements TranscriptWriter {
       const confirmed = this.#awaitConfirmation(command.commandId);
       if (attempt === 0) await this.#send(command);
       else {
-        await publishCommand(this.#o.js, this.#o.names, command, { attempt }).catch(
-          (err: unknown) =>
-            this.#o.logger.warn({ err, sessionId: this.#o.sessionId }, 'republish failed'),
+        await publishCommand(this.#o.js, this.#o.names, command, {
+          ...this.#publishOptions(),
+          attempt,
+        }).catch((err: unknown) =>
+          this.#o.logger.warn({ err, sessionId: this.#o.sessionId }, 'republish failed'),
         );
       }
       const confirmation = await confirmed;

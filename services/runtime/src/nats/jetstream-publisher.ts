@@ -1,5 +1,7 @@
 import {
+  type BlobOffload,
   BusError,
+  type BusErrorCode,
   eventSubjectOf,
   onlyGarbageBetween,
   publishEvent,
@@ -29,7 +31,12 @@ export interface JetStreamPublisherOptions {
    * broker is away: the session decides when its turn has waited long enough.
    */
   readonly onRetry?: (stalledMs: number) => void;
+  /** The bound on an event's body and where larger fields go (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
+
+/** Bus errors of a publish that stored nothing: retrying the same event cannot succeed. */
+const REFUSALS: ReadonlySet<BusErrorCode> = new Set(['publish_refused', 'invalid_event']);
 
 /** Thrown when a publish was still being retried as the session was abandoned. */
 class PublishAbandoned extends Error {
@@ -73,7 +80,8 @@ export class JetStreamPublisher implements EventPublisher {
    * Publishes once the lease is known valid, retrying while the broker is away (a timeout,
    * a lost connection, a renewal that could not be asked) with the same event: the same
    * `Nats-Msg-Id` inside the dedupe window and the same fence, so an attempt that did land
-   * answers `duplicate` (issue 9). A session pauses this way; it never breaks for it.
+   * answers `duplicate` (issue 9). A session pauses this way; it never breaks for it. An
+   * event the broker refused, or too large to send, is answered `refused` at once.
    */
   async publish(event: SessionEvent, previousDurableSequence: number): Promise<PublishOutcome> {
     const started = Date.now();
@@ -92,6 +100,10 @@ export class JetStreamPublisher implements EventPublisher {
       try {
         return await this.#publishFenced(event, previousDurableSequence);
       } catch (err) {
+        // Not stored and never will be: the session withdraws its number (0160).
+        if (err instanceof BusError && REFUSALS.has(err.code)) {
+          return { ok: false, reason: 'refused', detail: err.message };
+        }
         if (!(err instanceof BusError && err.retryable)) throw err;
       }
     }
@@ -138,6 +150,7 @@ export class JetStreamPublisher implements EventPublisher {
       previousDurableSequence,
       // Built by createEvent (schema-checked at creation), numbered by the window only.
       prevalidated: true,
+      ...(this.#o.offload === undefined ? {} : { offload: this.#o.offload }),
     });
     if (result.kind === 'fenced') {
       const actual = result.actualLastSequence;

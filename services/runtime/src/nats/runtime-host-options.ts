@@ -1,7 +1,8 @@
-import type { StreamPublisher } from '@agentwire/bus';
+import type { BlobOffload, StreamPublisher } from '@agentwire/bus';
 import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
 import type {
+  ContentHasher,
   IdSource,
   RuntimeClock,
   RuntimeLogger,
@@ -54,4 +55,11 @@ export interface RuntimeHostOptions {
   readonly sinks?: readonly SessionSink[];
   /** Told of reclaims and loads (the `/metrics` endpoint's residency figures). */
   readonly residencyMetrics?: ResidencyMetrics;
+  /** Digests of `model_request` chains (docs/decisions/0161). */
+  readonly hasher?: ContentHasher;
+  /**
+   * The bound on every event and command body and the blob store its larger string fields
+   * go to (docs/decisions/0162); absent, bodies go as they are.
+   */
+  readonly offload?: BlobOffload;
 }

@@ -1,6 +1,14 @@
-import { readSessionTip, type SessionFence } from '@agentwire/bus';
-import { decodeSessionEvent, type Names } from '@agentwire/contracts';
 import {
+  BLOBS_HEADER,
+  type BlobOffload,
+  readSessionTip,
+  resolveBlobs,
+  type SessionFence,
+} from '@agentwire/bus';
+import { decodeSessionEvent, type Names, type SessionEvent } from '@agentwire/contracts';
+import { ModelRequestChain, ModelRequestChainError } from '@agentwire/domain';
+import {
+  type LastRequest,
   type RuntimeLogger,
   type SessionStart,
   type TranscriptRow,
@@ -43,6 +51,12 @@ export interface SessionFacts {
    * shows started or closed. Crash reconciliation discards them (`session_resumed`).
    */
   readonly leftoverInputIds: readonly string[];
+  /**
+   * The last main-turn `model_request` on `ev`, rebuilt from its chain of bases
+   * (docs/decisions/0161): the first request after the load extends it. Absent when the
+   * chain cannot be rebuilt (its start aged out of the stream).
+   */
+  readonly lastRequest?: LastRequest;
 }
 
 /** Dependencies of {@link loadSessionFacts}. */
@@ -52,6 +66,8 @@ export interface SessionLoaderDeps {
   readonly names: Names;
   readonly db: StoreDb;
   readonly logger: RuntimeLogger;
+  /** Where offloaded fields are read back from (docs/decisions/0162). */
+  readonly offload?: BlobOffload;
 }
 
 /**
@@ -72,8 +88,10 @@ export async function loadSessionFacts(
     loadTranscriptRows(deps.db, sessionId),
     listInputs(deps.db, sessionId, { status: ['admitted'] }),
   ]);
-  const scan =
-    tip.lastDurableNumber === 0 ? new TurnScanner().result() : await scanTurns(deps, sessionId);
+  const { scan, lastRequest } =
+    tip.lastDurableNumber === 0
+      ? { scan: new TurnScanner().result(), lastRequest: undefined }
+      : await scanTurns(deps, sessionId);
   const persisted = row !== undefined && row.created_at !== null;
   const leftover = new Set([...admitted.map((r) => r.id), ...scan.waitingInputIds]);
   for (const id of scan.settledInputIds) leftover.delete(id);
@@ -88,11 +106,17 @@ export async function loadSessionFacts(
     fence: tip.fence,
     scan,
     leftoverInputIds: [...leftover],
+    ...(lastRequest === undefined ? {} : { lastRequest }),
   };
 }
 
-async function scanTurns(deps: SessionLoaderDeps, sessionId: string): Promise<TurnScan> {
+async function scanTurns(
+  deps: SessionLoaderDeps,
+  sessionId: string,
+): Promise<{ scan: TurnScan; lastRequest: LastRequest | undefined }> {
   const scanner = new TurnScanner();
+  const requests = new ModelRequestChain();
+  let lastRequest: LastRequest | undefined;
   const consumer = await deps.js.consumers.get(deps.names.eventsStream, {
     filter_subjects: deps.names.eventSubject(sessionId),
   });
@@ -100,9 +124,35 @@ async function scanTurns(deps: SessionLoaderDeps, sessionId: string): Promise<Tu
     const m = await consumer.next({ expires: 2000 });
     if (m === null) break;
     const decoded = decodeSessionEvent(m.data);
-    if (decoded.ok) scanner.add(decoded.event);
+    if (decoded.ok) {
+      scanner.add(decoded.event);
+      // Only a request's messages are read here: its offloaded ones are read back (0162).
+      const blobs = deps.offload?.store;
+      const event =
+        decoded.event.type === 'model_request' && m.headers?.has(BLOBS_HEADER) && blobs
+          ? await resolveBlobs(decoded.event, blobs).catch(() => decoded.event)
+          : decoded.event;
+      lastRequest = nextLastRequest(requests, event, lastRequest);
+    }
     if (m.info.pending === 0) break;
   }
   await consumer.delete().catch(() => undefined);
-  return scanner.result();
+  return { scan: scanner.result(), lastRequest };
+}
+
+/** Folds one event into the last main-turn request; a chain that breaks forgets it. */
+function nextLastRequest(
+  requests: ModelRequestChain,
+  event: SessionEvent,
+  last: LastRequest | undefined,
+): LastRequest | undefined {
+  if (event.type !== 'model_request' || (event.payload.querySource ?? 'main_turn') !== 'main_turn')
+    return last;
+  try {
+    const messages = requests.add(event) ?? [];
+    return { sequenceNumber: event.sequenceNumber, eventId: event.id, messages };
+  } catch (err) {
+    if (err instanceof ModelRequestChainError) return undefined;
+    throw err;
+  }
 }

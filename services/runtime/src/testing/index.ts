@@ -1,10 +1,13 @@
 // Test kit of the service: for tests and benches only, never imported by production code.
 
+export { loadTranscriptRows } from '../nats/load-transcript-rows.ts';
 export { analyzeTranscriptTables } from './analyze-transcript-tables.ts';
 export { type AppendLoad, startAppendLoad } from './append-load.ts';
 export { type EventWatcher, watchEvents } from './event-watcher.ts';
+export { bytesOfTurn, fileOfBytes, quantile, runLongSession } from './long-session.ts';
 export { type RuntimeStack, startRuntimeStack } from './runtime-stack.ts';
 export type { ServiceProcess } from './service-process.ts';
+export { SERVICE_MAINS } from './service-process.ts';
 export {
   durableEvents,
   loadTranscriptEntries,
@@ -12,4 +15,4 @@ export {
   transcriptView,
   wireSettlement,
 } from './turn-settlement.ts';
-export type { Follow, RuntimeReply, WireDriver } from './wire-driver.ts';
+export { type Follow, type RuntimeReply, WireDriver } from './wire-driver.ts';
