@@ -38,6 +38,28 @@ export * from './persistence/persistence-confirmation.ts';
 export * from './ports/session-event-store.ts';
 export * from './ports/session-store-port.ts';
 export * from './projection.ts';
+export {
+  ArchiveReply,
+  ArchiveRequest,
+  DeleteReply,
+  DeleteRequest,
+  HistoryMessage,
+  HistoryReply,
+  HistoryRequest,
+  isQueryOp,
+  ListSessionsReply,
+  ListSessionsRequest,
+  MAX_QUERY_LIMIT,
+  QUERY_OPS,
+  QUERY_QUEUE_GROUP,
+  QueryCursor,
+  QueryErrorCode,
+  QueryErrorReply,
+  QueryLimit,
+  type QueryOp,
+  QuerySessionId,
+  SessionSummary,
+} from './query-protocol.ts';
 export * from './runtime-protocol.ts';
 export * from './session-entry.ts';
 export * from './session-event.ts';

@@ -39,6 +39,10 @@ export interface Names {
   readonly runtimeOpen: string;
   /** An operation on a resident session, answered by its owner. */
   runtimeOp(sessionId: string, op: string): string;
+  /** A read-side query `<prefix>.query.<op>` (service, queue group; DESIGN "The read side"). */
+  query(op: string): string;
+  /** Filter matching every read-side query subject. */
+  readonly allQueriesFilter: string;
 }
 
 const TOKEN = /^[A-Za-z0-9_-]+$/;
@@ -88,6 +92,11 @@ export function names(prefix: string = DEFAULT_PREFIX): Names {
       assertSubjectToken('op', op);
       return `${prefix}.rt.${sid(s)}.${op}`;
     },
+    query: (op) => {
+      assertSubjectToken('op', op);
+      return `${prefix}.query.${op}`;
+    },
+    allQueriesFilter: `${prefix}.query.*`,
   };
 }
 

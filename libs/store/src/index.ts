@@ -13,6 +13,19 @@ export * from './messages-repository.ts';
 export * from './migrate.ts';
 export * from './persistence-commands.ts';
 export * from './processed-messages.ts';
+export {
+  type DeletedSession,
+  deleteSessionRows,
+  type HistoryPage,
+  type HistoryStart,
+  listSessionPage,
+  readHistoryPage,
+  type SessionKey,
+  type SessionPageQuery,
+  type SessionPageRow,
+  type StoredMessage,
+  setSessionArchived,
+} from './read-side.ts';
 export * from './schema.ts';
 export * from './session-sequence.ts';
 export * from './sessions-repository.ts';

@@ -91,6 +91,7 @@ function frontend(n: Names): string[] {
     n.runtimeOpen,
     `${n.prefix}.rt.*.*`,
     n.projectionGet,
+    n.allQueriesFilter,
   ];
 }
 
@@ -162,10 +163,17 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
       subscribe: [inbox('title-sidecar'), n.titlesGenerate],
       allowResponses: true,
     },
+    // The read side (DESIGN.md "The read side"): answers `<p>.query.*`; reads the lease
+    // bucket (a held session is not deleted) and purges a deleted session's events.
     query: {
-      publish: ['$JS.API.INFO', n.projectionGet],
-      subscribe: [inbox('query')],
-      allowResponses: false,
+      publish: [
+        '$JS.API.INFO',
+        `$JS.API.STREAM.MSG.GET.${lease}`,
+        `$JS.API.DIRECT.GET.${lease}.>`,
+        `$JS.API.STREAM.PURGE.${n.eventsStream}`,
+      ],
+      subscribe: [inbox('query'), n.allQueriesFilter],
+      allowResponses: true,
     },
     gateway: {
       publish: [

@@ -1,0 +1,10 @@
+export { answerQuery, type QueryDeps, type QueryReply } from './answer-query.ts';
+export { QueryConfig } from './config.ts';
+export {
+  QUERY_SERVICE,
+  type QueryService,
+  type QueryServiceDeps,
+  startQueryService,
+} from './query-service.ts';
+/** Test helper: the query service as its own process. */
+export { QUERY_MAIN, spawnQuery } from './testing/spawn-query.ts';
