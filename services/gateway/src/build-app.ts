@@ -7,12 +7,16 @@ import { registerEventsRoute } from './events-route.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
+import type { QueryBackend } from './query-port.ts';
+import { registerQueryRoutes } from './query-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
 
 /** Options of {@link buildApp}. */
 export interface GatewayAppOptions {
   readonly backend: GatewayBackend;
+  /** The read side (`<prefix>.query.*`): the session list, history, archive, delete. */
+  readonly query?: QueryBackend;
   /** `/readyz`; the default is always ready. */
   readonly readiness?: () => Readiness;
   /** Open SSE streams; pass one to count or end them from outside. */
@@ -119,6 +123,22 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
       requestTimeoutMs,
       waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
     });
+    if (options.query !== undefined) {
+      registerQueryRoutes(scope, {
+        query: options.query,
+        bodyLimit: options.bodyLimit ?? 256 * 1024,
+        requestTimeoutMs,
+        ...(auth === undefined
+          ? {}
+          : {
+              visible: async (request, ids) => {
+                const tenant = request.principal?.tenant;
+                const owners = await Promise.all(ids.map((id) => auth.owners.ownerOf(id)));
+                return new Set(ids.filter((_, i) => tenant !== undefined && owners[i] === tenant));
+              },
+            }),
+      });
+    }
     registerEventsRoute(scope, {
       backend: options.backend,
       hub,
