@@ -2,6 +2,7 @@ import type { BenchGroup } from '../group.ts';
 import { clusterGroup } from './cluster.ts';
 import { domainGroup } from './domain.ts';
 import { faultsGroup } from './faults.ts';
+import { gatewayGroup } from './gateway.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
 import { residencyGroup } from './residency.ts';
@@ -16,4 +17,5 @@ export const groups: readonly BenchGroup[] = [
   faultsGroup,
   residencyGroup,
   clusterGroup,
+  gatewayGroup,
 ];
