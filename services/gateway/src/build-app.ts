@@ -7,6 +7,7 @@ import { registerEventsRoute } from './events-route.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
+import { documentOnlyRequests, registerOpenApi } from './openapi.ts';
 import type { QueryBackend } from './query-port.ts';
 import { registerQueryRoutes } from './query-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';
@@ -89,6 +90,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     options.logger?.error({ err: error }, 'gateway request failed');
     return reply.code(500).send(errorBody('internal', 'internal error'));
   });
+  registerOpenApi(app);
   void app.register(helmet);
   if (options.auth !== undefined) registerAuth(app, options.auth, options.backend);
   void app.register(rateLimit, {
@@ -109,6 +111,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
   // The routes live in a child context registered after the rate limit, whose route hook
   // then sees them.
   void app.register(async (scope) => {
+    documentOnlyRequests(scope);
     const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     const auth = options.auth;
     registerSessionRoutes(scope, {

@@ -1,8 +1,17 @@
 import type { RuntimeResult } from '@agentwire/bus';
-import { QueryCursor, QueryLimit, QuerySessionId } from '@agentwire/contracts';
+import {
+  ArchiveReply,
+  DeleteReply,
+  HistoryReply,
+  ListSessionsReply,
+  QueryCursor,
+  QueryLimit,
+  QuerySessionId,
+} from '@agentwire/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { errorBody, failureResponse } from './http-error.ts';
+import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
 import type { QueryBackend } from './query-port.ts';
 import { SessionParams } from './session-routes.ts';
@@ -86,7 +95,12 @@ function send<T extends { ok: true }>(reply: FastifyReply, result: RuntimeResult
 export function registerQueryRoutes(app: FastifyInstance, o: QueryRouteOptions): void {
   const timeout = { timeoutMs: o.requestTimeoutMs };
 
-  app.get('/sessions', async (request, reply) => {
+  const listSchema = routeSchema({
+    summary: 'List sessions, most recently updated first',
+    querystring: SessionsQuery,
+    response: { 200: ListSessionsReply.omit({ ok: true }) },
+  });
+  app.get('/sessions', { schema: listSchema }, async (request, reply) => {
     const query = parseInput('query', SessionsQuery, request.query);
     if (!query.ok) return reply.code(400).send(query.body);
     const result = await o.query.listSessions(query.value, timeout);
@@ -98,7 +112,13 @@ export function registerQueryRoutes(app: FastifyInstance, o: QueryRouteOptions):
     return send(reply, { ...result, sessions: result.sessions.filter((s) => mine.has(s.id)) });
   });
 
-  app.get('/sessions/:id/history', async (request, reply) => {
+  const historySchema = routeSchema({
+    summary: "A page of a session's messages with their parts",
+    params: SessionParams,
+    querystring: HistoryQuery,
+    response: { 200: HistoryReply.omit({ ok: true }) },
+  });
+  app.get('/sessions/:id/history', { schema: historySchema }, async (request, reply) => {
     const params = parseInput('params', SessionParams, request.params);
     if (!params.ok) return reply.code(400).send(params.body);
     const query = parseInput('query', HistoryQuery, request.query);
@@ -109,25 +129,44 @@ export function registerQueryRoutes(app: FastifyInstance, o: QueryRouteOptions):
     );
   });
 
-  app.post('/sessions/:id/archive', { bodyLimit: o.bodyLimit }, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', ArchiveBody, request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    return send(
-      reply,
-      await o.query.archive({ sessionId: params.value.id, ...body.value }, timeout),
-    );
+  const archiveSchema = routeSchema({
+    summary: 'Archive or restore a session',
+    params: SessionParams,
+    body: ArchiveBody,
+    response: { 200: ArchiveReply.omit({ ok: true }) },
   });
+  app.post(
+    '/sessions/:id/archive',
+    { bodyLimit: o.bodyLimit, schema: archiveSchema },
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', ArchiveBody, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(
+        reply,
+        await o.query.archive({ sessionId: params.value.id, ...body.value }, timeout),
+      );
+    },
+  );
 
-  app.delete('/sessions/:id', { bodyLimit: o.bodyLimit }, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    if (request.body !== undefined && request.body !== null && request.body !== '') {
-      return reply
-        .code(400)
-        .send(errorBody('invalid_request', 'DELETE /sessions/:id takes no body'));
-    }
-    return send(reply, await o.query.delete(params.value.id, timeout));
+  const deleteSchema = routeSchema({
+    summary: 'Delete a session: its rows and its events',
+    params: SessionParams,
+    response: { 200: DeleteReply.omit({ ok: true }) },
   });
+  app.delete(
+    '/sessions/:id',
+    { bodyLimit: o.bodyLimit, schema: deleteSchema },
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      if (request.body !== undefined && request.body !== null && request.body !== '') {
+        return reply
+          .code(400)
+          .send(errorBody('invalid_request', 'DELETE /sessions/:id takes no body'));
+      }
+      return send(reply, await o.query.delete(params.value.id, timeout));
+    },
+  );
 }
