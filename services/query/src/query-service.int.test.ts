@@ -327,6 +327,17 @@ describe('bad input', () => {
     },
   );
 
+  it('counts requests by operation and outcome on /metrics', async () => {
+    const res = await fetch(`http://127.0.0.1:${service.port}/metrics`);
+    const text = await res.text();
+    expect(text).toMatch(
+      /agentwire_query_requests_total\{[^}]*op="history"[^}]*outcome="ok"[^}]*\} \d+/,
+    );
+    expect(text).toMatch(
+      /agentwire_query_requests_total\{[^}]*op="unknown"[^}]*outcome="unknown_op"/,
+    );
+  });
+
   it('a body that is not JSON is invalid_request', async () => {
     const reply = await bus.nc.request(`${env.prefix}.query.history`, '{nope', { timeout: 10_000 });
     expect(reply.json()).toMatchObject({

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { type BusConnection, connectBus, lastMessageOn } from '@agentwire/bus';
 import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
 import { buildServiceApp, listenServiceApp } from '@agentwire/service';
@@ -8,6 +9,7 @@ import type { Msg, Subscription } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { answerQuery, type QueryDeps, type QueryReply } from './answer-query.ts';
 import type { QueryConfig } from './config.ts';
+import { createQueryMetrics, type QueryMetrics } from './query-metrics.ts';
 
 /** Service name: logs, `/healthz`, connection names. */
 export const QUERY_SERVICE = 'query';
@@ -23,6 +25,7 @@ export interface QueryService {
   /** Bound HTTP port of `/healthz`, `/readyz`, `/metrics`. */
   readonly port: number;
   readonly app: FastifyInstance;
+  readonly metrics: QueryMetrics;
   /** Requests this instance answered since it started. */
   answered(): number;
   /** Drains: stop taking requests, finish those in flight, close. */
@@ -80,6 +83,7 @@ export async function startQueryService(
   const inFlight = new Set<Promise<void>>();
   const state = { requests: 'stopped' };
   let answered = 0;
+  const metrics = createQueryMetrics(QUERY_SERVICE, () => inFlight.size);
   const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
   const app = buildServiceApp({
     name: QUERY_SERVICE,
@@ -90,7 +94,7 @@ export async function startQueryService(
       const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
       return { ok: state.requests === 'serving' && nats && postgres, detail };
     },
-    metricsText: () => Promise.resolve(''),
+    metricsText: () => metrics.registry.render(),
     logger,
   });
   const port = await listenServiceApp(app, {
@@ -122,8 +126,16 @@ export async function startQueryService(
   const prefixLength = `${n.prefix}.query.`.length;
   const handle = async (msg: Msg): Promise<void> => {
     const op = msg.subject.slice(prefixLength);
+    const started = performance.now();
     const reply: QueryReply = await answerQuery(op, msg.data, queryDeps);
     answered += 1;
+    // An unknown op is counted under one label, so a caller cannot grow the label set.
+    const opLabel = reply.ok || reply.error.code !== 'unknown_op' ? op : 'unknown';
+    metrics.record(
+      opLabel,
+      reply.ok ? 'ok' : reply.error.code,
+      (performance.now() - started) / 1000,
+    );
     if (!reply.ok) {
       logger.info({ op, code: reply.error.code, message: reply.error.message }, 'query refused');
     }
@@ -150,6 +162,7 @@ export async function startQueryService(
     instanceId,
     port,
     app,
+    metrics,
     answered: () => answered,
     async stop() {
       state.requests = 'draining';
@@ -159,6 +172,7 @@ export async function startQueryService(
       await bus.close();
       await db.destroy();
       await app.close();
+      await metrics.registry.shutdown();
     },
   };
 }
