@@ -103,8 +103,9 @@ export type ListSessionsReply = z.infer<typeof ListSessionsReply>;
  * the default) or the oldest (`start`). A cursor of a reply pages on from there (its
  * `older` or `newer`); `cursor` and `from` exclude each other.
  *
- * `asOfSeq` asks for a page at least as fresh as sequence N: the service answers
- * `not_caught_up` (retryable) while its store is behind N (docs/decisions/0181).
+ * `asOfSeq` asks for a page exact for sequence N: the service answers `not_caught_up`
+ * (retryable) while its store is behind N or still has writes of the session to commit
+ * (docs/decisions/0181).
  */
 export const HistoryRequest = z
   .strictObject({
@@ -128,8 +129,9 @@ export type HistoryMessage = z.infer<typeof HistoryMessage>;
 
 /**
  * Reply of `history`: the page (oldest first), the cursors to page on (null when nothing
- * lies that way), and `asOfSeq`: the session's sequence mark read in the same snapshot as
- * the page. A frontend follows the session from `asOfSeq + 1` (R15.1).
+ * lies that way), and `asOfSeq`: the request's `asOfSeq` when it gave one (the page holds
+ * every message of the events up to it), else the store's sequence mark read in the same
+ * snapshot. A frontend follows the session from `asOfSeq + 1` (R15.1).
  */
 export const HistoryReply = z.object({
   ok: z.literal(true),

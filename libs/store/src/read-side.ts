@@ -248,3 +248,27 @@ export async function deleteSessionRows(
     };
   });
 }
+
+/** How far the store's writers have applied a session's events. */
+export interface SessionMarks {
+  /** `sessions.last_sequence`: the worker's mark; null without a row. */
+  readonly stored: number | null;
+  /** `session_projections.last_sequence`: the projection's; null without a projection. */
+  readonly projected: number | null;
+}
+
+/** Reads a session's two sequence marks (what delete checks before it removes rows). */
+export async function readSessionMarks(
+  db: Kysely<Database>,
+  sessionId: string,
+): Promise<SessionMarks> {
+  return withStoreError('readSessionMarks', async () => {
+    const row = await db
+      .selectFrom('sessions as s')
+      .fullJoin('session_projections as p', 'p.session_id', 's.id')
+      .select(['s.last_sequence as stored', 'p.last_sequence as projected'])
+      .where((eb) => eb.or([eb('s.id', '=', sessionId), eb('p.session_id', '=', sessionId)]))
+      .executeTakeFirst();
+    return { stored: row?.stored ?? null, projected: row?.projected ?? null };
+  });
+}

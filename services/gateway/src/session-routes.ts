@@ -156,6 +156,18 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
     },
   );
 
+  app.post(
+    '/sessions/:id/close',
+    post({ summary: 'Close a session', params: SessionParams, body: z.strictObject({}) }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', z.strictObject({}), request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.close(params.value.id, timeout));
+    },
+  );
+
   app.get(
     '/sessions/:id/projection',
     { schema: routeSchema({ summary: "A session's projection", params: SessionParams }) },

@@ -23,6 +23,7 @@ import {
   deleteSessionRows,
   listSessionPage,
   readHistoryPage,
+  readSessionMarks,
   type SessionPageRow,
   type StoredMessage,
   StoreError,
@@ -39,6 +40,10 @@ export interface QueryDeps {
   readonly sessionHeld: (sessionId: string) => Promise<boolean>;
   /** Purges the session's events from the events stream; answers how many went. */
   readonly purgeEvents: (sessionId: string) => Promise<number>;
+  /** Persistence commands of the session still in the commands stream (not yet committed). */
+  readonly pendingCommands: (sessionId: string) => Promise<number>;
+  /** The number of the session's last non-transient event in the stream; null without one. */
+  readonly lastEventSequence: (sessionId: string) => Promise<number | null>;
   /** A request body larger than this is refused unread (`invalid_request`). */
   readonly maxRequestBytes: number;
 }
@@ -187,6 +192,10 @@ async function history(body: unknown, deps: QueryDeps): Promise<QueryReply> {
     if (!read.ok) return refuse('bad_cursor', read.message, { field: 'cursor' });
     start = { pivot: read.messageId, direction: read.direction };
   }
+  // Asked "as of N": every command the runtime sent before event N was in the commands
+  // stream before this request; none pending now means each is committed, so the page read
+  // after this check holds every message of the events up to N (docs/decisions/0181).
+  const pending = request.asOfSeq === undefined ? 0 : await deps.pendingCommands(sessionId);
   const page = await readHistoryPage(deps.db, sessionId, start, limit);
   if (!page.found) {
     return page.reason === 'no_session'
@@ -200,6 +209,13 @@ async function history(body: unknown, deps: QueryDeps): Promise<QueryReply> {
       'not_caught_up',
       `the store has session ${sessionId} up to sequence ${page.lastSequence}, not yet ${request.asOfSeq}; retry`,
       { storedSequence: page.lastSequence, asOfSeq: request.asOfSeq, retryable: true },
+    );
+  }
+  if (pending > 0) {
+    return refuse(
+      'not_caught_up',
+      `the store has not yet committed ${pending} write(s) of session ${sessionId}; retry`,
+      { pendingCommands: pending, asOfSeq: request.asOfSeq, retryable: true },
     );
   }
   const messages: HistoryMessage[] = [];
@@ -222,7 +238,9 @@ async function history(body: unknown, deps: QueryDeps): Promise<QueryReply> {
     messages,
     older: olderExist && first !== undefined ? historyCursor(sessionId, first, 'older') : null,
     newer: newerExist && last !== undefined ? historyCursor(sessionId, last, 'newer') : null,
-    asOfSeq: page.lastSequence,
+    // Asked as of N, the page is exact for N (it may already hold messages of later
+    // events, which a follower merges by id); otherwise it is the store's mark.
+    asOfSeq: request.asOfSeq ?? page.lastSequence,
   };
 }
 
@@ -256,6 +274,21 @@ async function deleteSession(body: unknown, deps: QueryDeps): Promise<QueryReply
       'session_active',
       `session ${sessionId} is resident in a runtime; close it (or let it go idle) before deleting it`,
       { sessionId },
+    );
+  }
+  // Settled first: a session just closed still has its last events (`session_ended`) and
+  // writes on their way to the worker and the projection, which would bring rows back.
+  const [tip, pending, marks] = await Promise.all([
+    deps.lastEventSequence(sessionId),
+    deps.pendingCommands(sessionId),
+    readSessionMarks(deps.db, sessionId),
+  ]);
+  const behind = tip !== null && ((marks.stored ?? 0) < tip || (marks.projected ?? 0) < tip);
+  if (pending > 0 || behind) {
+    return refuse(
+      'not_caught_up',
+      `the store is still writing session ${sessionId} (its last event ${tip ?? 0}, stored ${marks.stored ?? 0}, projected ${marks.projected ?? 0}, ${pending} write(s) pending); retry the delete`,
+      { sessionId, lastEvent: tip, ...marks, pendingCommands: pending, retryable: true },
     );
   }
   const rows = await deleteSessionRows(deps.db, sessionId);

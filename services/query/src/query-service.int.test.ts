@@ -1,8 +1,10 @@
 import { type BusConnection, connectBus, QueryClient, type RuntimeResult } from '@agentwire/bus';
-import { type HistoryReply, names } from '@agentwire/contracts';
+import { HEADERS, type HistoryReply, names } from '@agentwire/contracts';
 import { canonicalDump, createDatabase, ensureSession, migrate } from '@agentwire/store';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
+import { RetentionPolicy } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryConfig } from './config.ts';
 import { type QueryService, startQueryService } from './query-service.ts';
@@ -103,6 +105,29 @@ describe('history of a 10,000-message session', () => {
       ok: false,
       error: { code: 'not_caught_up', detail: { storedSequence: COUNT * 2 } },
     });
+  });
+
+  it('is not caught up while a write of the session waits in the commands stream', async () => {
+    const n = names(env.prefix);
+    await bus.jsm.streams.add({
+      name: n.commandsStream,
+      subjects: [n.allCommandsFilter],
+      retention: RetentionPolicy.Workqueue,
+    });
+    try {
+      await bus.js.publish(n.commandSubject(LONG), '{}');
+      const waiting = await client.history({ sessionId: LONG, limit: 1, asOfSeq: 1 });
+      expect(waiting).toMatchObject({
+        ok: false,
+        error: { code: 'not_caught_up', detail: { pendingCommands: 1 } },
+      });
+      // Without asOfSeq the page is the store's, whatever is pending.
+      expect(ok(await client.history({ sessionId: LONG, limit: 1 })).asOfSeq).toBe(COUNT * 2);
+      await bus.jsm.streams.purge(n.commandsStream);
+      expect(ok(await client.history({ sessionId: LONG, limit: 1, asOfSeq: 1 })).asOfSeq).toBe(1);
+    } finally {
+      await bus.jsm.streams.delete(n.commandsStream);
+    }
   });
 });
 
@@ -229,6 +254,36 @@ describe('archive and delete', () => {
       error: { code: 'not_found' },
     });
     expect(await client.delete('del-1')).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
+  it('refuses to delete a session the store has not caught up with, then purges its events', async () => {
+    const n = names(env.prefix);
+    await bus.jsm.streams.add({ name: n.eventsStream, subjects: [n.eventsStreamSubject] });
+    try {
+      await seedLongSession(db, 'del-late', 2, { lastSequence: 4 });
+      const headers = natsHeaders();
+      headers.set(HEADERS.sequence, '5');
+      await bus.js.publish(n.eventSubject('del-late'), '{}', { headers });
+      const late = await client.delete('del-late');
+      expect(late).toMatchObject({
+        ok: false,
+        error: { code: 'not_caught_up', detail: { lastEvent: 5, stored: 4, projected: null } },
+      });
+      await db
+        .updateTable('sessions')
+        .set({ last_sequence: 5 })
+        .where('id', '=', 'del-late')
+        .execute();
+      await db
+        .insertInto('session_projections')
+        .values({ session_id: 'del-late', projection: '{}', last_sequence: 5 })
+        .execute();
+      expect(ok(await client.delete('del-late'))).toMatchObject({ messages: 2, events: 1 });
+      const left = await bus.jsm.streams.info(n.eventsStream);
+      expect(left.state.messages).toBe(0);
+    } finally {
+      await bus.jsm.streams.delete(n.eventsStream);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type BusConnection, connectBus, lastMessageOn } from '@agentwire/bus';
+import { type BusConnection, connectBus, lastMessageOn, sequenceOf } from '@agentwire/bus';
 import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
 import { buildServiceApp, listenServiceApp } from '@agentwire/service';
 import { createDatabase, isReachable, migrate } from '@agentwire/store';
@@ -67,6 +67,35 @@ async function purgeSessionEvents(
   }
 }
 
+async function lastEventSequence(
+  jsm: JetStreamManager,
+  n: Names,
+  sessionId: string,
+): Promise<number | null> {
+  try {
+    const msg = await lastMessageOn(jsm, n.eventsStream, n.eventSubject(sessionId));
+    return msg === null ? null : sequenceOf(msg);
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return null;
+    throw error;
+  }
+}
+
+async function pendingSessionCommands(
+  jsm: JetStreamManager,
+  n: Names,
+  sessionId: string,
+): Promise<number> {
+  const subject = n.commandSubject(sessionId);
+  try {
+    const info = await jsm.streams.info(n.commandsStream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return 0;
+    throw error;
+  }
+}
+
 /**
  * Starts one query service instance (DESIGN.md "The read side"): serves the operational
  * HTTP endpoints, connects to NATS and Postgres (running the store's migrations, safe from
@@ -121,6 +150,8 @@ export async function startQueryService(
     db,
     sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
     purgeEvents: (sessionId) => purgeSessionEvents(bus.jsm, n, sessionId),
+    pendingCommands: (sessionId) => pendingSessionCommands(bus.jsm, n, sessionId),
+    lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
     maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
   };
   const prefixLength = `${n.prefix}.query.`.length;
