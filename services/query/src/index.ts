@@ -12,6 +12,3 @@ export {
   type QueryServiceDeps,
   startQueryService,
 } from './query-service.ts';
-export { type SeedOptions, seededMessageId, seedLongSession } from './testing/seed-history.ts';
-/** Test helper: the query service as its own process. */
-export { QUERY_MAIN, spawnQuery } from './testing/spawn-query.ts';
