@@ -1,6 +1,11 @@
+import { JsonValue } from '@agentwire/contracts';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
+import {
+  createJsonSchemaTransform,
+  createJsonSchemaTransformObject,
+  serializerCompiler,
+} from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
 /** One route of the app, as Fastify registered it (HEAD routes Fastify adds are left out). */
@@ -24,6 +29,13 @@ export const ErrorResponse = z.object({
     detail: z.record(z.string(), z.unknown()).optional(),
   }),
 });
+
+/**
+ * Schemas the document names as components: `JsonValue` (tool inputs and outputs) is
+ * recursive, and a recursive schema needs a component to refer to.
+ */
+const components = z.registry<{ id: string }>();
+components.add(JsonValue, { id: 'JsonValue' });
 
 /** Error responses every route documents. */
 export const ERROR_RESPONSES = { '4xx': ErrorResponse, '5xx': ErrorResponse } as const;
@@ -56,7 +68,8 @@ export function registerOpenApi(app: FastifyInstance): void {
         version: '0.1.0',
       },
     },
-    transform: jsonSchemaTransform,
+    transform: createJsonSchemaTransform({ schemaRegistry: components }),
+    transformObject: createJsonSchemaTransformObject({ schemaRegistry: components }),
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }

@@ -1,5 +1,6 @@
 import type { RuntimeResult } from '@agentwire/bus';
 import type { ListSessionsReply } from '@agentwire/contracts';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from './build-app.ts';
@@ -84,6 +85,11 @@ describe('GET /openapi.json', () => {
     for (const route of ['GET /sessions', 'GET /sessions/:id/history', 'DELETE /sessions/:id']) {
       expect(routes.map((r) => `${r.method} ${r.url}`)).toContain(route);
     }
+  });
+
+  it('is a valid OpenAPI document (swagger-parser)', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<object>();
+    await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeDefined();
   });
 
   it('takes the parameters from the routes zod schemas', async () => {
