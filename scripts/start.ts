@@ -7,7 +7,7 @@
  *    registry (data in `.agentwire/pg`), kept between runs (`--fresh` wipes them);
  *    creates the `agentwire` database when it is missing;
  * 2. starts each service as its own process (persistence worker, projection, title sidecar,
- *    runtime, gateway), logs to `.agentwire/logs/<service>.log`, and waits for `/readyz`;
+ *    query, runtime, gateway), logs to `.agentwire/logs/<service>.log`, and waits for `/readyz`;
  * 3. runs `agentwire demo`: a scripted session with streamed text and tool calls, one of
  *    which asks permission, followed live, then the session's projection;
  * 4. keeps the services running until Ctrl-C (or exits after the demo with `--demo-only`),
@@ -37,6 +37,7 @@ const services: readonly Service[] = [
   { name: 'persistence-worker', main: 'services/persistence-worker/src/main.ts' },
   { name: 'projection', main: 'services/projection/src/main.ts' },
   { name: 'title-sidecar', main: 'services/title-sidecar/src/main.ts' },
+  { name: 'query', main: 'services/query/src/main.ts' },
   { name: 'runtime', main: 'services/runtime/src/main.ts' },
   {
     name: 'gateway',

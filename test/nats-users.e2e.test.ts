@@ -63,6 +63,7 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
         worker: as('persistence-worker'),
         runtime: { ...as('runtime'), AW_TITLE_GENERATION: 'on' },
         projection: as('projection'),
+        query: as('query'),
       },
     });
     sidecar = await spawnTitleSidecar({
@@ -126,6 +127,20 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
     });
     sse.abort();
     expect((await openSse(`${url}/sessions/${mine}/events?after=0`, b)).status).toBe(404);
+
+    // The read side, as the query user: a tenant lists and reads only its own sessions.
+    const list = async (headers: Record<string, string>) =>
+      (
+        (await (await fetch(`${url}/sessions?limit=50`, { headers })).json()) as {
+          sessions: { id: string }[];
+        }
+      ).sessions.map((s) => s.id);
+    expect(await list(a)).toEqual([mine]);
+    expect(await list(b)).toEqual([]);
+    const history = await fetch(`${url}/sessions/${mine}/history`, { headers: a });
+    expect(history.status).toBe(200);
+    expect(((await history.json()) as { messages: unknown[] }).messages.length).toBeGreaterThan(0);
+    expect((await fetch(`${url}/sessions/${mine}/history`, { headers: b })).status).toBe(404);
 
     const refused = server.lines.filter((l) => /Violation/i.test(l));
     expect(refused).toEqual([]);

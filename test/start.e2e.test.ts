@@ -94,8 +94,8 @@ describe.skipIf(!support.ok)('npm start on a machine without NATS or Postgres', 
     const sid = /^session (\S+)$/m.exec(out1)?.[1];
     const printed = /^projection \(asOfSeq (\d+)\):\n([\s\S]*)$/m.exec(out1);
     expect(sid && printed).toBeTruthy();
-    // --demo-only stopped everything it started: 5 services, its NATS and its Postgres.
-    expect(pidsOf(out1)).toHaveLength(7);
+    // --demo-only stopped everything it started: 6 services, its NATS and its Postgres.
+    expect(pidsOf(out1)).toHaveLength(8);
     await waitUntil(() => pidsOf(out1).every((pid) => !alive(pid)), { what: 'run 1 stopped' });
 
     // Second run, left running: it reuses both data directories.
@@ -112,6 +112,14 @@ describe.skipIf(!support.ok)('npm start on a machine without NATS or Postgres', 
     const found = (await res.json()) as { asOfSeq: number; projection: unknown };
     expect(found.asOfSeq).toBe(Number(printed?.[1]));
     expect(found.projection).toEqual(JSON.parse(printed?.[2] ?? 'null'));
+    // The read side came back too: the first run's session is listed, with its history.
+    const listed = (await (await fetch(`${gateway}/sessions?limit=10`)).json()) as {
+      sessions: { id: string }[];
+    };
+    expect(listed.sessions.map((s) => s.id)).toContain(sid);
+    const history = await fetch(`${gateway}/sessions/${sid}/history`);
+    expect(history.status).toBe(200);
+    expect(((await history.json()) as { messages: unknown[] }).messages.length).toBeGreaterThan(0);
 
     // Ctrl-C (SIGINT to the process group) stops exactly what this run started.
     process.kill(-(second.child.pid as number), 'SIGINT');

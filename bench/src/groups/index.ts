@@ -2,6 +2,7 @@ import type { BenchGroup } from '../group.ts';
 import { clusterGroup } from './cluster.ts';
 import { domainGroup } from './domain.ts';
 import { faultsGroup } from './faults.ts';
+import { gatewayGroup } from './gateway.ts';
 import { growthGroup } from './growth.ts';
 import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
@@ -18,4 +19,5 @@ export const groups: readonly BenchGroup[] = [
   residencyGroup,
   clusterGroup,
   growthGroup,
+  gatewayGroup,
 ];

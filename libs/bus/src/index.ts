@@ -70,6 +70,7 @@ export {
   type RunningPullConsumer,
   startPullConsumer,
 } from './pull-consumer.ts';
+export { QueryClient, type QueryClientOptions } from './query-client.ts';
 export {
   isRuntimeFailure,
   type ProjectionSnapshotReply,

@@ -29,6 +29,7 @@ export {
 export { BackgroundTaskUpdatedPayload } from './payloads/background.ts';
 export {
   contextTokensOf,
+  EpochMs,
   ErrorPayload,
   JsonValue,
   ModelSelection,
@@ -71,7 +72,30 @@ export {
   PendingPermission,
   PendingSteerInput,
   SessionProjection,
+  SessionStatus,
 } from './projection.ts';
+export {
+  ArchiveReply,
+  ArchiveRequest,
+  DeleteReply,
+  DeleteRequest,
+  HistoryMessage,
+  HistoryReply,
+  HistoryRequest,
+  isQueryOp,
+  ListSessionsReply,
+  ListSessionsRequest,
+  MAX_QUERY_LIMIT,
+  QUERY_OPS,
+  QUERY_QUEUE_GROUP,
+  QueryCursor,
+  QueryErrorCode,
+  QueryErrorReply,
+  QueryLimit,
+  type QueryOp,
+  QuerySessionId,
+  SessionSummary,
+} from './query-protocol.ts';
 export {
   AckReply,
   AnswerPermissionRequest,

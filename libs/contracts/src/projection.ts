@@ -33,7 +33,7 @@ import {
 export const DEFAULT_CONTEXT_WINDOW = 200_000;
 
 /** Session status (R16.3). */
-const SessionStatus = z.enum(['idle', 'running', 'waiting', 'paused', 'completed', 'error']);
+export const SessionStatus = z.enum(['idle', 'running', 'waiting', 'paused', 'completed', 'error']);
 
 /** A permission request awaiting an answer (R16.3 `pendingPermissions`). */
 export const PendingPermission = z.object({

@@ -41,6 +41,10 @@ export interface Names {
   readonly runtimeOpen: string;
   /** An operation on a resident session, answered by its owner. */
   runtimeOp(sessionId: string, op: string): string;
+  /** A read-side query `<prefix>.query.<op>` (service, queue group; DESIGN "The read side"). */
+  query(op: string): string;
+  /** Filter matching every read-side query subject. */
+  readonly allQueriesFilter: string;
   /** Every operation on one session (its owner's subscription). */
   runtimeSessionOpsFilter(sessionId: string): string;
   /** Every operation on any session (the queue-group fallback). */
@@ -130,6 +134,11 @@ export function names(prefix: string = DEFAULT_PREFIX): Names {
       assertSubjectToken('op', op);
       return `${prefix}.rt.${sid(s)}.${op}`;
     },
+    query: (op) => {
+      assertSubjectToken('op', op);
+      return `${prefix}.query.${op}`;
+    },
+    allQueriesFilter: `${prefix}.query.*`,
     runtimeSessionOpsFilter: (s) => `${prefix}.rt.${sid(s)}.*`,
     runtimeOpsFilter: `${prefix}.rt.*.*`,
     runtimeInstancePing: (instanceId) => {

@@ -12,6 +12,21 @@ export { isReachable } from './is-reachable.ts';
 export { listInputs } from './ledger-repository.ts';
 export { loadTranscript } from './messages-repository.ts';
 export { migrate } from './migrate.ts';
+export {
+  type DeletedSession,
+  deleteSessionRows,
+  type HistoryPage,
+  type HistoryStart,
+  listSessionPage,
+  readHistoryPage,
+  readSessionMarks,
+  type SessionKey,
+  type SessionMarks,
+  type SessionPageQuery,
+  type SessionPageRow,
+  type StoredMessage,
+  setSessionArchived,
+} from './read-side.ts';
 export type { Database } from './schema.ts';
 export { getLastSequence } from './session-sequence.ts';
 export {

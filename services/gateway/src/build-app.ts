@@ -7,12 +7,17 @@ import { registerEventsRoute } from './events-route.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
+import { documentOnlyRequests, registerOpenApi } from './openapi.ts';
+import type { QueryBackend } from './query-port.ts';
+import { registerQueryRoutes } from './query-routes.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
 
 /** Options of {@link buildApp}. */
 export interface GatewayAppOptions {
   readonly backend: GatewayBackend;
+  /** The read side (`<prefix>.query.*`): the session list, history, archive, delete. */
+  readonly query?: QueryBackend;
   /** `/readyz`; the default is always ready. */
   readonly readiness?: () => Readiness;
   /** Open SSE streams; pass one to count or end them from outside. */
@@ -85,6 +90,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     options.logger?.error({ err: error }, 'gateway request failed');
     return reply.code(500).send(errorBody('internal', 'internal error'));
   });
+  registerOpenApi(app);
   void app.register(helmet);
   if (options.auth !== undefined) registerAuth(app, options.auth, options.backend);
   void app.register(rateLimit, {
@@ -105,6 +111,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
   // The routes live in a child context registered after the rate limit, whose route hook
   // then sees them.
   void app.register(async (scope) => {
+    documentOnlyRequests(scope);
     const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     const auth = options.auth;
     registerSessionRoutes(scope, {
@@ -119,6 +126,22 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
       requestTimeoutMs,
       waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
     });
+    if (options.query !== undefined) {
+      registerQueryRoutes(scope, {
+        query: options.query,
+        bodyLimit: options.bodyLimit ?? 256 * 1024,
+        requestTimeoutMs,
+        ...(auth === undefined
+          ? {}
+          : {
+              visible: async (request, ids) => {
+                const tenant = request.principal?.tenant;
+                const owners = await Promise.all(ids.map((id) => auth.owners.ownerOf(id)));
+                return new Set(ids.filter((_, i) => tenant !== undefined && owners[i] === tenant));
+              },
+            }),
+      });
+    }
     registerEventsRoute(scope, {
       backend: options.backend,
       hub,

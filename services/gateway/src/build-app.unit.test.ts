@@ -71,6 +71,9 @@ describe('gateway command routes', () => {
     expect(renamed.json()).toEqual({ title: 'T' });
     const interrupted = await app.inject({ method: 'POST', url: '/sessions/s1/interrupt' });
     expect(interrupted.json()).toEqual({ turnId: 'turn-9' });
+    const closed = await app.inject({ method: 'POST', url: '/sessions/s1/close' });
+    expect(closed.statusCode).toBe(200);
+    expect(backend.calls.at(-1)).toEqual({ method: 'close', args: ['s1'] });
   });
 
   it('returns the projection snapshot, and 404 when there is none', async () => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
+import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
 import { SessionFeed } from './session-feed.ts';
 import { SessionParams } from './session-routes.ts';
@@ -36,7 +37,12 @@ export interface EventsRouteOptions {
  * docs/decisions/0103). Unknown sessions are 404 before the stream starts.
  */
 export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions): void {
-  app.get('/sessions/:id/events', async (request, reply) => {
+  const schema = routeSchema({
+    summary: 'Follow a session (Server-Sent Events)',
+    params: SessionParams,
+    querystring: EventsQuery,
+  });
+  app.get('/sessions/:id/events', { schema }, async (request, reply) => {
     const params = parseInput('params', SessionParams, request.params);
     if (!params.ok) return reply.code(400).send(params.body);
     const query = parseInput('query', EventsQuery, request.query);

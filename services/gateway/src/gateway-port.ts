@@ -42,6 +42,8 @@ export interface GatewayBackend {
     answer: AnswerPermissionRequest,
     options?: RequestOptions,
   ): Promise<RuntimeResult<AckReply>>;
+  /** Ends the session (`session_ended`) and releases its lease, so it can be deleted. */
+  close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>>;
   projection(
     sessionId: string,
     options?: RequestOptions,

@@ -3,6 +3,7 @@ export { GatewayConfig } from './config.ts';
 export { createGatewayMetrics, GATEWAY_METRICS, type GatewayMetrics } from './gateway-metrics.ts';
 export type { GatewayBackend } from './gateway-port.ts';
 export { type HttpErrorBody, STATUS_OF_CODE, statusOf } from './http-error.ts';
+export type { QueryBackend } from './query-port.ts';
 export {
   FeedError,
   type FeedErrorCode,

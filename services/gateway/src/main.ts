@@ -4,7 +4,7 @@
  * /healthz, /readyz, /metrics on HTTP_PORT (8080 by default); on SIGTERM it stops being
  * ready, ends every SSE stream cleanly, closes the HTTP server and drains its NATS connection.
  */
-import { type BusConnection, connectBus, RuntimeClient } from '@agentwire/bus';
+import { type BusConnection, connectBus, QueryClient, RuntimeClient } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { listenServiceApp, runServiceMain } from '@agentwire/service';
 import type { FastifyInstance } from 'fastify';
@@ -40,6 +40,9 @@ await runServiceMain({
           ...(auth === undefined ? {} : { auth }),
           rateLimitPerMinute: config.AW_GATEWAY_RATE_LIMIT,
           backend: new RuntimeClient(connected, names(config.AW_PREFIX), {
+            timeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
+          }),
+          query: new QueryClient(connected, names(config.AW_PREFIX), {
             timeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
           }),
           hub,

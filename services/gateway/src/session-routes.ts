@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { GatewayBackend } from './gateway-port.ts';
 import { failureResponse } from './http-error.ts';
+import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
 
 /** `:id` of every session route: a session id is one subject token. */
@@ -58,71 +59,118 @@ function send<T extends { ok: true }>(
  */
 export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptions): void {
   const timeout = { timeoutMs: o.requestTimeoutMs };
-  const post = { bodyLimit: o.bodyLimit };
-
-  app.post('/sessions', post, async (request, reply) => {
-    const body = parseInput('body', z.strictObject({}), request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    const opened = await o.backend.open(undefined, timeout);
-    if (opened.ok) await o.onCreated?.(request, String(opened.sessionId));
-    return send(reply, opened, 201);
+  const post = (schema: Parameters<typeof routeSchema>[0]) => ({
+    bodyLimit: o.bodyLimit,
+    schema: routeSchema(schema),
   });
 
-  app.post('/sessions/:id/open', post, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', z.strictObject({}), request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    return send(reply, await o.backend.open(params.value.id, timeout));
-  });
+  app.post(
+    '/sessions',
+    post({ summary: 'Create a session', body: z.strictObject({}) }),
+    async (request, reply) => {
+      const body = parseInput('body', z.strictObject({}), request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      const opened = await o.backend.open(undefined, timeout);
+      if (opened.ok) await o.onCreated?.(request, String(opened.sessionId));
+      return send(reply, opened, 201);
+    },
+  );
 
-  app.post('/sessions/:id/prompt', post, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', PromptRequest, request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    const wait = body.value.wait === true;
-    const result = await o.backend.prompt(params.value.id, body.value, {
-      timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
-    });
-    // `queued` tells a started turn (`turnId`) from an input that waits or is guided into
-    // the running turn (`inputId`, `delivery`, R14.3).
-    const marked = result.ok ? { ...result, queued: isQueuedPromptReply(result) } : result;
-    return send(reply, marked, wait ? 200 : 202);
-  });
+  app.post(
+    '/sessions/:id/open',
+    post({ summary: 'Open (load) a session', params: SessionParams, body: z.strictObject({}) }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', z.strictObject({}), request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.open(params.value.id, timeout));
+    },
+  );
 
-  app.post('/sessions/:id/interrupt', post, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', EmptyRequest, request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    const wait = body.value.wait === true;
-    const result = await o.backend.interrupt(params.value.id, body.value, {
-      timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
-    });
-    return send(reply, result);
-  });
+  app.post(
+    '/sessions/:id/prompt',
+    post({ summary: 'Send a prompt', params: SessionParams, body: PromptRequest }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', PromptRequest, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      const wait = body.value.wait === true;
+      const result = await o.backend.prompt(params.value.id, body.value, {
+        timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
+      });
+      // `queued` tells a started turn (`turnId`) from an input that waits or is guided into
+      // the running turn (`inputId`, `delivery`, R14.3).
+      const marked = result.ok ? { ...result, queued: isQueuedPromptReply(result) } : result;
+      return send(reply, marked, wait ? 200 : 202);
+    },
+  );
 
-  app.post('/sessions/:id/rename', post, async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', RenameRequest, request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    return send(reply, await o.backend.rename(params.value.id, body.value.title, timeout));
-  });
+  app.post(
+    '/sessions/:id/interrupt',
+    post({ summary: 'Interrupt the running turn', params: SessionParams, body: EmptyRequest }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', EmptyRequest, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      const wait = body.value.wait === true;
+      const result = await o.backend.interrupt(params.value.id, body.value, {
+        timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
+      });
+      return send(reply, result);
+    },
+  );
 
-  app.post('/sessions/:id/permissions/:requestId', post, async (request, reply) => {
-    const params = parseInput('params', PermissionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    const body = parseInput('body', PermissionAnswerBody, request.body);
-    if (!body.ok) return reply.code(400).send(body.body);
-    const answer = { ...body.value, requestId: params.value.requestId };
-    return send(reply, await o.backend.answerPermission(params.value.id, answer, timeout));
-  });
+  app.post(
+    '/sessions/:id/rename',
+    post({ summary: 'Rename a session', params: SessionParams, body: RenameRequest }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', RenameRequest, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.rename(params.value.id, body.value.title, timeout));
+    },
+  );
 
-  app.get('/sessions/:id/projection', async (request, reply) => {
-    const params = parseInput('params', SessionParams, request.params);
-    if (!params.ok) return reply.code(400).send(params.body);
-    return send(reply, await o.backend.projection(params.value.id, timeout));
-  });
+  app.post(
+    '/sessions/:id/permissions/:requestId',
+    post({
+      summary: 'Answer a permission request',
+      params: PermissionParams,
+      body: PermissionAnswerBody,
+    }),
+    async (request, reply) => {
+      const params = parseInput('params', PermissionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', PermissionAnswerBody, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      const answer = { ...body.value, requestId: params.value.requestId };
+      return send(reply, await o.backend.answerPermission(params.value.id, answer, timeout));
+    },
+  );
+
+  app.post(
+    '/sessions/:id/close',
+    post({ summary: 'Close a session', params: SessionParams, body: z.strictObject({}) }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', z.strictObject({}), request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.close(params.value.id, timeout));
+    },
+  );
+
+  app.get(
+    '/sessions/:id/projection',
+    { schema: routeSchema({ summary: "A session's projection", params: SessionParams }) },
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      return send(reply, await o.backend.projection(params.value.id, timeout));
+    },
+  );
 }

@@ -94,6 +94,7 @@ function frontend(n: Names): string[] {
     n.runtimeOpen,
     n.runtimeOpsFilter,
     n.projectionGet,
+    n.allQueriesFilter,
   ];
 }
 
@@ -172,10 +173,21 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
       subscribe: [inbox('title-sidecar'), n.titlesGenerate],
       allowResponses: true,
     },
+    // The read side (DESIGN.md "The read side"): answers `<p>.query.*`; reads the lease
+    // bucket (a held session is not deleted), counts a session's pending commands (history
+    // "as of N") and purges a deleted session's events.
     query: {
-      publish: ['$JS.API.INFO', n.projectionGet],
-      subscribe: [inbox('query')],
-      allowResponses: false,
+      publish: [
+        '$JS.API.INFO',
+        `$JS.API.STREAM.MSG.GET.${lease}`,
+        `$JS.API.DIRECT.GET.${lease}.>`,
+        `$JS.API.STREAM.PURGE.${n.eventsStream}`,
+        `$JS.API.STREAM.INFO.${n.commandsStream}`,
+        `$JS.API.STREAM.MSG.GET.${n.eventsStream}`,
+        `$JS.API.DIRECT.GET.${n.eventsStream}.>`,
+      ],
+      subscribe: [inbox('query'), n.allQueriesFilter],
+      allowResponses: true,
     },
     gateway: {
       publish: [

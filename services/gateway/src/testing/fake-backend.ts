@@ -128,6 +128,10 @@ export class FakeBackend implements GatewayBackend {
     return this.#answer('answerPermission', [sessionId, answer], { ok: true as const });
   }
 
+  close(sessionId: string) {
+    return this.#answer('close', [sessionId], { ok: true as const });
+  }
+
   projection(sessionId: string) {
     return this.#answer('projection', [sessionId], this.projectionOf);
   }

@@ -8,6 +8,7 @@ import {
   type ProjectionProcess,
   spawnProjection,
 } from '../../../projection/src/spawn-projection.ts';
+import { QUERY_MAIN } from '../../../query/src/testing/spawn-query.ts';
 import {
   SERVICE_MAINS,
   type ServiceProcess,
@@ -30,6 +31,8 @@ export interface Stack {
   readonly worker: ServiceProcess;
   readonly runtime: ServiceProcess;
   readonly projection: ProjectionProcess;
+  /** The read side (`<prefix>.query.*`). */
+  readonly query: ServiceProcess;
   /** Present when started with `gateway: true`. */
   readonly gateway?: ServiceProcess;
   /** `http://127.0.0.1:<port>` of the gateway. */
@@ -47,7 +50,7 @@ function listeningPort(lines: readonly string[], name: string): number {
 }
 
 /**
- * Starts persistence worker, runtime and projection (and the gateway when asked) against
+ * Starts persistence worker, runtime, projection and query (and the gateway when asked) against
  * `env`, with a temporary workspace holding a README.md for the scripted tool scenarios.
  */
 export async function startStack(
@@ -57,7 +60,7 @@ export async function startStack(
     readonly gatewayEnv?: Record<string, string>;
     /** Added to one service's environment (its NATS user, say). */
     readonly serviceEnv?: Partial<
-      Record<'worker' | 'runtime' | 'projection', Readonly<Record<string, string>>>
+      Record<'worker' | 'runtime' | 'projection' | 'query', Readonly<Record<string, string>>>
     >;
   } = {},
 ): Promise<Stack> {
@@ -72,7 +75,7 @@ export async function startStack(
       readyWhen: 'persistence-worker started',
     },
   );
-  const [runtime, projection, gateway] = await Promise.all([
+  const [runtime, projection, query, gateway] = await Promise.all([
     startServiceProcess(
       SERVICE_MAINS.runtime,
       {
@@ -85,6 +88,11 @@ export async function startStack(
       { readyWhen: 'runtime accepting' },
     ),
     spawnProjection({ ...base, ...own.projection }),
+    startServiceProcess(
+      QUERY_MAIN,
+      { ...base, HTTP_PORT: '0', HTTP_HOST: '127.0.0.1', AW_PG_POOL_SIZE: '2', ...own.query },
+      { readyWhen: 'query serving' },
+    ),
     options.gateway === true
       ? startServiceProcess(
           GATEWAY_MAIN,
@@ -107,13 +115,15 @@ export async function startStack(
     worker,
     runtime,
     projection,
+    query,
     ...(gateway === undefined ? {} : { gateway }),
     ...(gatewayUrl === undefined ? {} : { gatewayUrl }),
     async stop() {
       gateway?.kill('SIGTERM');
       runtime.kill('SIGTERM');
       projection.child.kill('SIGTERM');
-      await Promise.all([gateway?.exited, runtime.exited, projection.exited]);
+      query.kill('SIGTERM');
+      await Promise.all([gateway?.exited, runtime.exited, projection.exited, query.exited]);
       worker.kill('SIGTERM');
       await worker.exited;
       await deleteStreams(env);

@@ -1,0 +1,209 @@
+import { performance } from 'node:perf_hooks';
+import { type BusConnection, connectBus, lastMessageOn, sequenceOf } from '@agentwire/bus';
+import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
+import { buildServiceApp, listenServiceApp } from '@agentwire/service';
+import { createDatabase, isReachable, migrate } from '@agentwire/store';
+import { type Logger, noopLogger } from '@agentwire/telemetry';
+import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { FastifyInstance } from 'fastify';
+import { answerQuery, type QueryDeps, type QueryReply } from './answer-query.ts';
+import type { QueryConfig } from './config.ts';
+import { createQueryMetrics, type QueryMetrics } from './query-metrics.ts';
+
+/** Service name: logs, `/healthz`, connection names. */
+export const QUERY_SERVICE = 'query';
+
+/** Collaborators of {@link startQueryService}; every one has a default. */
+export interface QueryServiceDeps {
+  readonly logger?: Logger;
+}
+
+/** A running query service instance. */
+export interface QueryService {
+  readonly instanceId: string;
+  /** Bound HTTP port of `/healthz`, `/readyz`, `/metrics`. */
+  readonly port: number;
+  readonly app: FastifyInstance;
+  readonly metrics: QueryMetrics;
+  /** Requests this instance answered since it started. */
+  answered(): number;
+  /** Drains: stop taking requests, finish those in flight, close. */
+  stop(): Promise<void>;
+}
+
+/** JetStream's "stream not found": the lease bucket was never created, so nothing holds a lease. */
+const STREAM_NOT_FOUND = 10059;
+
+/** Header of a KV delete or purge marker (`DEL`, `PURGE`); absent on a put. */
+const KV_OPERATION = 'KV-Operation';
+
+async function leaseHeld(jsm: JetStreamManager, n: Names, sessionId: string): Promise<boolean> {
+  const bucket = n.leaseBucket;
+  try {
+    const msg = await lastMessageOn(jsm, `KV_${bucket}`, `$KV.${bucket}.${sessionId}`);
+    if (msg === null) return false;
+    const operation = msg.header?.get(KV_OPERATION);
+    return operation !== 'DEL' && operation !== 'PURGE';
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return false;
+    throw error;
+  }
+}
+
+async function purgeSessionEvents(
+  jsm: JetStreamManager,
+  n: Names,
+  sessionId: string,
+): Promise<number> {
+  try {
+    const response = await jsm.streams.purge(n.eventsStream, {
+      filter: n.sessionFilter(sessionId),
+    });
+    return response.purged;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return 0;
+    throw error;
+  }
+}
+
+async function lastEventSequence(
+  jsm: JetStreamManager,
+  n: Names,
+  sessionId: string,
+): Promise<number | null> {
+  try {
+    const msg = await lastMessageOn(jsm, n.eventsStream, n.eventSubject(sessionId));
+    return msg === null ? null : sequenceOf(msg);
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return null;
+    throw error;
+  }
+}
+
+async function pendingSessionCommands(
+  jsm: JetStreamManager,
+  n: Names,
+  sessionId: string,
+): Promise<number> {
+  const subject = n.commandSubject(sessionId);
+  try {
+    const info = await jsm.streams.info(n.commandsStream, { subjects_filter: subject });
+    return info.state.subjects?.[subject] ?? 0;
+  } catch (error) {
+    if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return 0;
+    throw error;
+  }
+}
+
+/**
+ * Starts one query service instance (DESIGN.md "The read side"): serves the operational
+ * HTTP endpoints, connects to NATS and Postgres (running the store's migrations, safe from
+ * several processes), and answers `<prefix>.query.*` in the `query` queue group, so that
+ * every instance with the same prefix shares the requests.
+ */
+export async function startQueryService(
+  config: QueryConfig,
+  deps: QueryServiceDeps = {},
+): Promise<QueryService> {
+  const logger = deps.logger ?? noopLogger;
+  const instanceId = config.AW_INSTANCE_ID ?? `${QUERY_SERVICE}-${process.pid}`;
+  const n = names(config.AW_PREFIX);
+  const inFlight = new Set<Promise<void>>();
+  const state = { requests: 'stopped' };
+  let answered = 0;
+  const metrics = createQueryMetrics(QUERY_SERVICE, () => inFlight.size);
+  const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
+  const app = buildServiceApp({
+    name: QUERY_SERVICE,
+    // 503 while NATS or Postgres is unreachable, not only before the start.
+    readiness: async () => {
+      const nats = live.bus?.connected === true;
+      const postgres = live.db !== undefined && (await isReachable(live.db));
+      const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
+      return { ok: state.requests === 'serving' && nats && postgres, detail };
+    },
+    metricsText: () => metrics.registry.render(),
+    logger,
+  });
+  const port = await listenServiceApp(app, {
+    name: QUERY_SERVICE,
+    port: config.HTTP_PORT,
+    host: config.HTTP_HOST,
+    logger,
+  });
+  const db = createDatabase(config.DATABASE_URL, {
+    poolSize: config.AW_PG_POOL_SIZE,
+    applicationName: instanceId,
+  });
+  const bus = await connectBus({
+    servers: config.NATS_URL,
+    auth: config,
+    name: instanceId,
+    logger,
+    noAsyncTraces: true,
+  });
+  live.bus = bus;
+  live.db = db;
+  await migrate(db);
+  const queryDeps: QueryDeps = {
+    db,
+    sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
+    purgeEvents: (sessionId) => purgeSessionEvents(bus.jsm, n, sessionId),
+    pendingCommands: (sessionId) => pendingSessionCommands(bus.jsm, n, sessionId),
+    lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
+    maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
+  };
+  const prefixLength = `${n.prefix}.query.`.length;
+  const handle = async (msg: Msg): Promise<void> => {
+    const op = msg.subject.slice(prefixLength);
+    const started = performance.now();
+    const reply: QueryReply = await answerQuery(op, msg.data, queryDeps);
+    answered += 1;
+    // An unknown op is counted under one label, so a caller cannot grow the label set.
+    const opLabel = reply.ok || reply.error.code !== 'unknown_op' ? op : 'unknown';
+    metrics.record(
+      opLabel,
+      reply.ok ? 'ok' : reply.error.code,
+      (performance.now() - started) / 1000,
+    );
+    if (!reply.ok) {
+      logger.info({ op, code: reply.error.code, message: reply.error.message }, 'query refused');
+    }
+    if (msg.reply === undefined || msg.reply === '') return;
+    msg.respond(JSON.stringify(reply));
+  };
+  const subscription: Subscription = bus.nc.subscribe(n.allQueriesFilter, {
+    queue: QUERY_QUEUE_GROUP,
+    callback: (error, msg) => {
+      if (error !== null) {
+        logger.error({ err: error }, 'query subscription error');
+        return;
+      }
+      const task = handle(msg).catch((err: unknown) => {
+        logger.error({ err }, 'query request failed unexpectedly');
+      });
+      inFlight.add(task);
+      void task.finally(() => inFlight.delete(task));
+    },
+  });
+  state.requests = 'serving';
+  logger.info({ instanceId, subject: subscription.getSubject() }, 'query serving');
+  return {
+    instanceId,
+    port,
+    app,
+    metrics,
+    answered: () => answered,
+    async stop() {
+      state.requests = 'draining';
+      await subscription.drain();
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      state.requests = 'stopped';
+      await bus.close();
+      await db.destroy();
+      await app.close();
+      await metrics.registry.shutdown();
+    },
+  };
+}
