@@ -4,7 +4,7 @@ import { sampleEventPayloads } from '@agentwire/contracts/testing';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 
 /** A fresh event object of `type` with its sample payload (unnumbered, R2.2). */
-export function makeEvent<T extends EventType>(
+function makeEvent<T extends EventType>(
   sessionId: string,
   turnId: string | null,
   type: T,

@@ -63,7 +63,6 @@ export {
   PersistenceConfirmation,
   PersistenceOutcome,
 } from './persistence/persistence-confirmation.ts';
-export type { SessionEventStore } from './ports/session-event-store.ts';
 export {
   ActiveToolCall,
   ActiveToolCallStatus,

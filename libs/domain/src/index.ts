@@ -1,5 +1,4 @@
 export { cleanTitle } from './clean-title.ts';
-export { InMemorySessionEventStore } from './event-store/in-memory-session-event-store.ts';
 export { firstInputTitle } from './first-input-title.ts';
 export { hydrateTranscript, type TranscriptEntry, transcriptView } from './hydration.ts';
 export {

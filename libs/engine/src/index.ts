@@ -1,7 +1,7 @@
 // The session engine (docs/decisions/0151): the kernel the runtime wires to NATS and Postgres.
 export { AppendError } from './kernel/append-error.ts';
 export { EventAppender } from './kernel/event-appender.ts';
-export { EventWindow } from './kernel/event-window.ts';
+export { EventNumbering } from './kernel/event-numbering.ts';
 export {
   countUserTurns,
   historyFromTranscript,

@@ -55,7 +55,7 @@ export const eventRecipeArb: fc.Arbitrary<EventRecipe> = fc.record({
  * `@agentwire/contracts`), with the ids it refers to replaced from the pool and a few
  * decisions flipped, at `sequenceNumber` 0.
  */
-export function eventFromRecipe(
+function eventFromRecipe(
   recipe: EventRecipe,
   sessionId: string,
   index: number,

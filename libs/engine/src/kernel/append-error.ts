@@ -1,7 +1,9 @@
-/** The four phases of `appendEvent` (R5), used to name where a failure happened (R5.4). */
+/**
+ * The phases of `appendEvent` (R5) the runtime runs, naming where a failure happened (R5.4);
+ * R5's `session_event.persist_durable` is the persistence worker's (docs/decisions/0154).
+ */
 export type AppendPhase =
   | 'event_store.append'
-  | 'session_event.persist_durable'
   | 'session_event.record_usage'
   | 'session_event.notify_sinks';
 

@@ -1,20 +1,13 @@
 import { isTransientEventType, type SessionEvent } from '@agentwire/contracts';
 import { AppendError } from './append-error.ts';
-import type { EventWindow } from './event-window.ts';
-import type {
-  DurableStep,
-  EventPublisher,
-  RuntimeLogger,
-  SessionSink,
-  UsageRecorder,
-} from './ports.ts';
+import type { EventNumbering } from './event-numbering.ts';
+import type { EventPublisher, RuntimeLogger, SessionSink, UsageRecorder } from './ports.ts';
 
 /** Dependencies of {@link EventAppender}. */
 export interface EventAppenderOptions {
   readonly sessionId: string;
-  readonly window: EventWindow;
+  readonly numbering: EventNumbering;
   readonly publisher: EventPublisher;
-  readonly durable: DurableStep;
   readonly usage: UsageRecorder;
   readonly logger: RuntimeLogger;
   /** The session's last non-transient number before this process (0 for a new session). */
@@ -27,10 +20,11 @@ const LIFECYCLE = new Set(['turn_started', 'turn_complete', 'turn_error', 'sessi
 const SUMMARY_EVERY = 100;
 
 /**
- * `appendEvent` of one session (R5): store append and publish, durable step, usage, then
- * each sink in turn, all awaited and serialised per session so that persistence order
- * equals event order (R5.6). Only the numbered event leaves (R5.1). A failing durable or
- * usage step is a warning (R5.2), a failing sink is logged and the others still get the
+ * `appendEvent` of one session (R5): number and publish, usage, then each sink in turn, all
+ * awaited and serialised per session so that persistence order equals event order (R5.6).
+ * Only the numbered event leaves (R5.1). R5's durable step is the persistence worker, which
+ * consumes what was published; the pipeline has none of its own (docs/decisions/0154). A
+ * failing usage step is a warning (R5.2), a failing sink is logged and the others still get the
  * event (R5.3); failures name their phase (R5.4). A step-1 failure breaks the appender:
  * every later append rejects, because a number that was not published must not be skipped
  * silently (the session must be reloaded, or it lost its lease). Except a refusal: an event
@@ -77,7 +71,7 @@ export class EventAppender {
 
   /** The last number assigned. */
   get latestSequence(): number {
-    return this.#o.window.latestSequence();
+    return this.#o.numbering.latestSequence();
   }
 
   /** Set once step 1 failed; the session cannot append any more. */
@@ -111,10 +105,6 @@ export class EventAppender {
     }
     const stored = await this.#storeAndPublish(event);
     // Steps run in order (R5.6); a synchronous step is not awaited (no extra ticks).
-    const durable = this.#step('session_event.persist_durable', stored, () =>
-      this.#o.durable.persistDurable(stored),
-    );
-    if (durable !== undefined) await durable;
     const usage = this.#step('session_event.record_usage', stored, () =>
       this.#o.usage.recordUsage(stored),
     );
@@ -135,7 +125,7 @@ export class EventAppender {
   }
 
   async #storeAndPublish<E extends SessionEvent>(event: E): Promise<E> {
-    const stored = this.#o.window.append(event);
+    const stored = this.#o.numbering.append(event);
     for (const observer of this.#observers) observer(stored);
     let outcome: Awaited<ReturnType<EventPublisher['publish']>>;
     try {
@@ -147,7 +137,7 @@ export class EventAppender {
       );
     }
     if (!outcome.ok && outcome.reason === 'refused') {
-      this.#o.window.withdraw(stored);
+      this.#o.numbering.withdraw(stored);
       const error = new AppendError(
         'event_store.append',
         'refused',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { RecordingLogger, RecordingPublisher } from '../testing/fake-ports.ts';
 import { AppendError } from './append-error.ts';
 import { EventAppender } from './event-appender.ts';
-import { EventWindow } from './event-window.ts';
+import { EventNumbering } from './event-numbering.ts';
 
 const TRACE = `${'a'.repeat(31)}b`;
 let n = 0;
@@ -23,15 +23,10 @@ function setup(startAfter = 0) {
   const logger = new RecordingLogger();
   const appender = new EventAppender({
     sessionId: 's1',
-    window: new EventWindow(startAfter),
+    numbering: new EventNumbering(startAfter),
     publisher,
     logger,
     lastDurableSequence: startAfter,
-    durable: {
-      async persistDurable(e) {
-        log.push(`durable:${e.sequenceNumber}`);
-      },
-    },
     usage: { recordUsage: (e) => void log.push(`usage:${e.sequenceNumber}`) },
   });
   appender.addSink({
@@ -42,20 +37,13 @@ function setup(startAfter = 0) {
 }
 
 describe('appendEvent (R5)', () => {
-  it('numbers from the start point, publishes only numbered events and runs the four steps in order', async () => {
+  it('numbers from the start point, publishes only numbered events and runs the steps in order', async () => {
     const { appender, publisher, log } = setup(41);
     const first = await appender.append(ev('turn_started'));
     const second = await appender.append(ev('model_streaming'));
     expect([first.sequenceNumber, second.sequenceNumber]).toEqual([42, 43]);
     expect(publisher.published.map((p) => p.event.sequenceNumber)).toEqual([42, 43]);
-    expect(log).toEqual([
-      'durable:42',
-      'usage:42',
-      'sink-a:42',
-      'durable:43',
-      'usage:43',
-      'sink-a:43',
-    ]);
+    expect(log).toEqual(['usage:42', 'sink-a:42', 'usage:43', 'sink-a:43']);
   });
 
   it('stamps the previous non-transient number on every publish', async () => {
@@ -85,24 +73,23 @@ describe('appendEvent (R5)', () => {
     expect(line?.obj).toMatchObject({ phase: 'session_event.notify_sinks', sink: 'bad' });
   });
 
-  it('warns on a failing durable step and still publishes and notifies (R5.2)', async () => {
+  it('warns on a failing usage step and still publishes and notifies (R5.2)', async () => {
     const publisher = new RecordingPublisher();
     const logger = new RecordingLogger();
     const seen: number[] = [];
     const appender = new EventAppender({
       sessionId: 's1',
-      window: new EventWindow(),
+      numbering: new EventNumbering(),
       publisher,
       logger,
       lastDurableSequence: 0,
-      durable: { persistDurable: async () => Promise.reject(new Error('db down')) },
-      usage: { recordUsage: () => {} },
+      usage: { recordUsage: () => Promise.reject(new Error('metrics down')) },
     });
     appender.addSink({ name: 's', onSessionEvent: (e) => void seen.push(e.sequenceNumber) });
     await appender.append(ev('turn_started'));
     expect(seen).toEqual([1]);
     expect(logger.lines.find((l) => l.level === 'warn')?.obj).toMatchObject({
-      phase: 'session_event.persist_durable',
+      phase: 'session_event.record_usage',
     });
   });
 
@@ -138,10 +125,10 @@ describe('appendEvent (R5)', () => {
     const next = await appender.append(ev('turn_started'));
     expect(next.sequenceNumber).toBe(2);
     expect(publisher.published.map((p) => p.event.sequenceNumber)).toEqual([1, 2]);
-    expect(log.filter((l) => l.startsWith('durable'))).toEqual(['durable:1', 'durable:2']);
+    expect(log.filter((l) => l.startsWith('usage'))).toEqual(['usage:1', 'usage:2']);
   });
 
-  it('serialises concurrent appends: durable order equals event order (R5.6)', async () => {
+  it('serialises concurrent appends: step order equals event order (R5.6)', async () => {
     const order: number[] = [];
     let release!: () => void;
     const gate = new Promise<void>((r) => {
@@ -149,17 +136,16 @@ describe('appendEvent (R5)', () => {
     });
     const appender = new EventAppender({
       sessionId: 's1',
-      window: new EventWindow(),
+      numbering: new EventNumbering(),
       publisher: new RecordingPublisher(),
       logger: new RecordingLogger(),
       lastDurableSequence: 0,
-      durable: {
-        async persistDurable(e) {
+      usage: {
+        async recordUsage(e) {
           if (e.sequenceNumber === 1) await gate;
           order.push(e.sequenceNumber);
         },
       },
-      usage: { recordUsage: () => {} },
     });
     const all = [
       appender.append(ev('turn_started')),
@@ -184,20 +170,16 @@ describe('appendEvent (R5)', () => {
   });
 });
 
-describe('EventWindow (R3)', () => {
-  it('evicts a turn’s transient events without reusing numbers (R3.3, R3.6)', () => {
-    const w = new EventWindow();
-    w.append(ev('turn_started', 'tA'));
-    w.append(ev('model_streaming', 'tA'));
-    w.append(ev('model_streaming', 'tB'));
-    expect(w.evictTransient('tA')).toBe(1);
-    expect(w.readAll().map((e) => e.sequenceNumber)).toEqual([1, 3]);
-    expect(w.append(ev('turn_started', 'tB')).sequenceNumber).toBe(4);
-    expect(w.readAfter(3).map((e) => e.sequenceNumber)).toEqual([4]);
+describe('EventNumbering (R2.2, R2.3)', () => {
+  it('numbers on from where the session was, one by one', () => {
+    const n = new EventNumbering(41);
+    expect(n.append(ev('turn_started', 'tA')).sequenceNumber).toBe(42);
+    expect(n.append(ev('model_streaming', 'tA')).sequenceNumber).toBe(43);
+    expect(n.latestSequence()).toBe(43);
   });
 
   it('withdraws only the last number assigned (0160)', () => {
-    const w = new EventWindow(5);
+    const w = new EventNumbering(5);
     const a = w.append(ev('turn_started'));
     const b = w.append(ev('model_streaming'));
     expect(() => w.withdraw(a)).toThrow(/cannot withdraw/);

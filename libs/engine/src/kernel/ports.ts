@@ -26,12 +26,7 @@ export interface SessionSink {
   onSessionEvent(event: SessionEvent): void | Promise<void>;
 }
 
-/** Step 2 of R5: the durable projection of R6 (and whatever else must outlive the process). */
-export interface DurableStep {
-  persistDurable(event: SessionEvent): Promise<void>;
-}
-
-/** Step 3 of R5: usage statistics from the event. */
+/** R5's usage step: usage statistics from the event. */
 export interface UsageRecorder {
   recordUsage(event: SessionEvent): void;
 }

@@ -7,7 +7,7 @@ import {
   steppingClock,
 } from '../testing/fake-ports.ts';
 import { EventAppender } from './event-appender.ts';
-import { EventWindow } from './event-window.ts';
+import { EventNumbering } from './event-numbering.ts';
 import { reconcileOpenTurn } from './reconcile-open-turn.ts';
 import { SessionEmitter } from './session-emitter.ts';
 
@@ -18,9 +18,8 @@ function reconcileHarness() {
   const writer = new RecordingWriter();
   const appender = new EventAppender({
     sessionId: 's',
-    window: new EventWindow(41),
+    numbering: new EventNumbering(41),
     publisher,
-    durable: { persistDurable: async () => {} },
     usage: { recordUsage: () => {} },
     logger: new RecordingLogger(),
     lastDurableSequence: 41,

@@ -299,7 +299,7 @@ export class RuntimeSession {
    * transient events: called by the host's 60 s tick, it evicts the sealed turn once it
    * has been sealed longer than `maxAgeMs` (120 s). Returns whether it evicted.
    */
-  async sweepTransient(now: number, maxAgeMs = 120_000): Promise<boolean> {
+  async sweepTransient(now: number, maxAgeMs?: number): Promise<boolean> {
     if (this.#active !== undefined) return false;
     return this.#eviction.sweep(now, maxAgeMs);
   }

@@ -1,5 +1,12 @@
 import type { RuntimeLogger } from './ports.ts';
 
+/**
+ * How long a sealed turn's transient events stay when no next turn starts (R3.5).
+ *
+ * @internal Exported for its tests.
+ */
+export const SEALED_TURN_RETENTION_MS = 120_000;
+
 /** Called when a turn starts with the previous sealed turn, to purge its transient events (R3.4). */
 export type EvictSealedTurn = (turnId: string) => Promise<void>;
 
@@ -36,7 +43,7 @@ export class TransientEviction {
    * R3.5: evicts the sealed turn once it has been sealed longer than `maxAgeMs`.
    * Returns whether it evicted.
    */
-  async sweep(now: number, maxAgeMs: number): Promise<boolean> {
+  async sweep(now: number, maxAgeMs = SEALED_TURN_RETENTION_MS): Promise<boolean> {
     if (this.#sealedAt === undefined || now - this.#sealedAt <= maxAgeMs) return false;
     return this.evictNow();
   }

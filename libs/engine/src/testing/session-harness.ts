@@ -1,7 +1,7 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { createScriptedProvider } from '@agentwire/model';
 import { EventAppender } from '../kernel/event-appender.ts';
-import { EventWindow } from '../kernel/event-window.ts';
+import { EventNumbering } from '../kernel/event-numbering.ts';
 import { RuntimeSession, type RuntimeSessionOptions } from '../kernel/runtime-session.ts';
 import { SessionEmitter } from '../kernel/session-emitter.ts';
 import type { ToolDefinition } from '../kernel/tool-definition.ts';
@@ -53,9 +53,8 @@ export function createSessionHarness(options: SessionHarnessOptions): SessionHar
   const publisher = new RecordingPublisher();
   const appender = new EventAppender({
     sessionId: 's1',
-    window: new EventWindow(),
+    numbering: new EventNumbering(),
     publisher,
-    durable: { persistDurable: async () => {} },
     usage: { recordUsage: () => {} },
     logger,
     lastDurableSequence: 0,

@@ -4,7 +4,7 @@ import {
   countUserTurns,
   discardLeftoverInputs,
   EventAppender,
-  EventWindow,
+  EventNumbering,
   historyFromTranscript,
   RuntimeSession,
   reconcileOpenTurn,
@@ -43,7 +43,7 @@ export interface ResidentContext {
 
 /**
  * Cold recovery's second half (flow 5, flow 6): from the loaded facts, wires the event
- * pipeline (window, fenced publisher, appender with the host's sinks, R5), the command
+ * pipeline (numbering, fenced publisher, appender with the host's sinks, R5), the command
  * writer and the emitter; closes a lost turn (`turn_error` `runtime_lost`) and discards
  * leftover inputs (`session_resumed`, R14.2); then builds the {@link RuntimeSession}.
  */
@@ -61,7 +61,7 @@ export async function buildResidentSession(
     tookOverFrom: ctx.tookOverFrom,
   };
   const fenced = await fenceTransientSubjects(fenceContext, sessionId, facts);
-  const window = new EventWindow(fenced.lastSequence);
+  const numbering = new EventNumbering(fenced.lastSequence);
   const outageBoundMs = o.brokerOutageMs ?? 15_000;
   let session: RuntimeSession | undefined;
   const publisher = new JetStreamPublisher({
@@ -76,9 +76,8 @@ export async function buildResidentSession(
   });
   const appender = new EventAppender({
     sessionId,
-    window,
+    numbering,
     publisher,
-    durable: { persistDurable: async () => {} },
     usage: o.usage,
     logger: o.logger,
     lastDurableSequence: facts.lastDurableSequence,
@@ -89,14 +88,7 @@ export async function buildResidentSession(
   const emitter = new SessionEmitter(sessionId, appender, o.clock, o.ids);
   try {
     await announceResumed(fenceContext, emitter, facts);
-    const parts = await wire(
-      o,
-      ctx,
-      sessionId,
-      facts,
-      { window, publisher, writer, emitter },
-      fenced,
-    );
+    const parts = await wire(o, ctx, sessionId, facts, { publisher, writer, emitter }, fenced);
     session = parts.session;
     return parts;
   } catch (err) {
@@ -111,14 +103,13 @@ async function wire(
   sessionId: string,
   facts: SessionFacts,
   parts: {
-    readonly window: EventWindow;
     readonly publisher: JetStreamPublisher;
     readonly writer: CommandWriter;
     readonly emitter: SessionEmitter;
   },
   fenced: FencedTransients,
 ): Promise<ResidentParts> {
-  const { window, publisher, writer, emitter } = parts;
+  const { publisher, writer, emitter } = parts;
   const { tookOverFrom } = ctx;
   if (facts.scan.open !== undefined) {
     o.logger.warn(
@@ -171,7 +162,6 @@ async function wire(
         fenced.turnIds.has(turnId) ? { keep: 1 } : {},
       );
       publisher.fence.forgetTurn(turnId);
-      window.evictTransient(turnId);
     },
   });
   return { session, emitter, appender: emitter.appender, writer, publisher };
