@@ -5,6 +5,7 @@ import {
   collapsedTypes,
   createSessionHarness,
   RecordingWriter,
+  startTurn,
   TWO_TOOLS_TURN_TYPES,
 } from '@agentwire/engine/testing';
 import { TWO_TOOLS_WRITTEN } from '@agentwire/model';
@@ -53,7 +54,8 @@ describe('a turn (issue 6, item 3)', () => {
   it('streams text + two tool calls, one asking permission, with gapless numbers and the R7 writes', async () => {
     const { session, publisher, writer, events, answerAll } = setup();
     answerAll('allow');
-    const outcome = await session.prompt('[scenario:two_tools] tidy the workspace').done;
+    const outcome = await (await startTurn(session, '[scenario:two_tools] tidy the workspace'))
+      .done;
     expect(outcome.status).toBe('complete');
     expect(collapsedTypes(events)).toEqual(TWO_TOOLS_TURN_TYPES);
     expect(events.map((e) => e.sequenceNumber)).toEqual(events.map((_, i) => i + 1));
@@ -108,8 +110,8 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('sets the first-input title once (R9.2) and keeps a custom rename', async () => {
     const { session, events, writer } = setup();
-    await session.prompt('   fix   the\n build  ').done;
-    await session.prompt('second prompt').done;
+    await (await startTurn(session, '   fix   the\n build  ')).done;
+    await (await startTurn(session, 'second prompt')).done;
     const titles = events.filter((e) => e.type === 'session_title_updated').map((e) => e.payload);
     expect(titles).toEqual([
       {
@@ -131,7 +133,7 @@ describe('a turn (issue 6, item 3)', () => {
   it('a denied permission becomes permission_denied + tool_call_error, and the file is not written', async () => {
     const { session, events, writer, answerAll } = setup();
     answerAll('deny');
-    await session.prompt('[scenario:two_tools]').done;
+    await (await startTurn(session, '[scenario:two_tools]')).done;
     const types = events.map((e) => e.type);
     expect(types).toContain('permission_denied');
     const error = events.find((e) => e.type === 'tool_call_error');
@@ -148,7 +150,7 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('an unanswered permission request times out as a denial', async () => {
     const { session, events } = setup({ permissionTimeoutMs: 20 });
-    await session.prompt('[scenario:run_command]').done;
+    await (await startTurn(session, '[scenario:run_command]')).done;
     expect(events.find((e) => e.type === 'permission_denied')?.payload).toMatchObject({
       reason: 'no answer before the timeout',
     });
@@ -157,7 +159,7 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('a model error ends the turn as turn_error after model_error, with the assistant message marked', async () => {
     const { session, events, writer } = setup();
-    const outcome = await session.prompt('[scenario:model_error]').done;
+    const outcome = await (await startTurn(session, '[scenario:model_error]')).done;
     expect(outcome.status).toBe('error');
     const types = events.map((e) => e.type);
     expect(types.slice(-2)).toEqual(['model_error', 'turn_error']);
@@ -171,7 +173,7 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('a path outside the workspace is a tool error, and the turn goes on', async () => {
     const { session, events } = setup();
-    await session.prompt('[scenario:outside_path]').done;
+    await (await startTurn(session, '[scenario:outside_path]')).done;
     expect(events.find((e) => e.type === 'tool_call_error')?.payload).toMatchObject({
       error: { code: 'path_outside_workspace' },
     });
@@ -180,7 +182,7 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('stores an empty tool name as empty_tool_name with the original in metadata (R7.6)', async () => {
     const { session, writer } = setup();
-    await session.prompt('[scenario:empty_tool_name]').done;
+    await (await startTurn(session, '[scenario:empty_tool_name]')).done;
     const part = writer.calls.find(
       (c) => c.kind === 'save_part' && (c.value as { type: string }).type === 'tool',
     );
@@ -191,12 +193,14 @@ describe('a turn (issue 6, item 3)', () => {
     });
   });
 
-  it('rejects a second prompt while a turn runs, and interrupt cancels it', async () => {
+  it('queues a second input while a turn runs, and interrupt cancels the turn', async () => {
     const { session, events } = setup();
-    const ticket = session.prompt('[scenario:run_command]');
-    expect(() => session.prompt('again')).toThrow(
-      expect.objectContaining({ code: 'turn_in_progress' }),
-    );
+    const ticket = await startTurn(session, '[scenario:run_command]');
+    expect(await session.submit('again')).toMatchObject({
+      ok: true,
+      delivery: 'queue',
+      targetTurnId: ticket.turnId,
+    });
     await waitUntil(() => events.some((e) => e.type === 'permission_requested'), {
       timeoutMs: 2_000,
       intervalMs: 2,
@@ -204,7 +208,8 @@ describe('a turn (issue 6, item 3)', () => {
     });
     session.interrupt();
     expect((await ticket.done).status).toBe('cancelled');
-    expect(events.at(-1)?.payload).toMatchObject({ resultType: 'cancelled' });
+    const ended = events.find((e) => e.type === 'turn_complete' && e.turnId === ticket.turnId);
+    expect(ended?.payload).toMatchObject({ resultType: 'cancelled' });
     expect(events.find((e) => e.type === 'tool_call_error')?.payload).toMatchObject({
       error: { code: 'interrupted' },
     });
@@ -234,8 +239,8 @@ describe('a turn (issue 6, item 3)', () => {
 
   it('keeps the conversation across turns for the model', async () => {
     const { session } = setup();
-    await session.prompt('one').done;
-    await session.prompt('two').done;
+    await (await startTurn(session, 'one')).done;
+    await (await startTurn(session, 'two')).done;
     expect(session.history.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
     expect(session.turnCount).toBe(2);
   });
@@ -257,17 +262,17 @@ describe('turn-window retention (R3.4, R3.5)', () => {
   it('evicts the sealed turn when the next turn starts', async () => {
     const evicted: string[] = [];
     const { session } = setup({ evicted });
-    const first = session.prompt('one');
+    const first = await startTurn(session, 'one');
     await first.done;
     expect(evicted).toEqual([]);
-    await session.prompt('two').done;
+    await (await startTurn(session, 'two')).done;
     expect(evicted).toEqual([first.turnId]);
   });
 
   it('sweeps a turn sealed more than 120 s ago in a session that starts no other turn, once', async () => {
     const evicted: string[] = [];
     const { session, events } = setup({ evicted });
-    const only = session.prompt('only turn');
+    const only = await startTurn(session, 'only turn');
     await only.done;
     const sealedAt = events.at(-1)?.timestamp ?? 0;
     expect(await session.sweepTransient(sealedAt + 60_000)).toBe(false);
@@ -280,7 +285,9 @@ describe('turn-window retention (R3.4, R3.5)', () => {
 describe('a turn whose loop throws', () => {
   it('is sealed with turn_error (phase runtime) instead of being left open', async () => {
     const { session, events } = setup({ failAssistant: true });
-    await expect(session.prompt('hello').done).rejects.toThrow('commands stream unavailable');
+    await expect((await startTurn(session, 'hello')).done).rejects.toThrow(
+      'commands stream unavailable',
+    );
     expect(events.at(-1)).toMatchObject({
       type: 'turn_error',
       payload: {
@@ -288,9 +295,9 @@ describe('a turn whose loop throws', () => {
         error: { code: 'runtime_error', message: 'commands stream unavailable' },
       },
     });
-    expect((await session.prompt('again').done.catch((e: unknown) => e)) instanceof Error).toBe(
-      true,
-    );
+    expect(
+      (await (await startTurn(session, 'again')).done.catch((e: unknown) => e)) instanceof Error,
+    ).toBe(true);
     expect(session.turnCount).toBe(2);
   });
 });
@@ -305,7 +312,7 @@ describe('a turn that ends early settles what it opened (issue 20)', () => {
 
   it('interrupted while a permission waits: the request is denied as interrupted, by its id, before its call fails', async () => {
     const { session, events } = setup();
-    const ticket = session.prompt('[scenario:two_tools] read and write');
+    const ticket = await startTurn(session, '[scenario:two_tools] read and write');
     await waitFor(events, 'permission_requested');
     session.interrupt();
     await ticket.done;
@@ -357,7 +364,7 @@ describe('a turn that ends early settles what it opened (issue 20)', () => {
 
   it('interrupted while the model streams: the step is saved with what it streamed, as interrupted and hidden from the model', async () => {
     const { session, events, writer } = setup();
-    const ticket = session.prompt('[scenario:held_stream] think');
+    const ticket = await startTurn(session, '[scenario:held_stream] think');
     await waitFor(events, 'model_streaming');
     session.interrupt();
     expect((await ticket.done).status).toBe('cancelled');
@@ -384,7 +391,7 @@ describe('a turn that ends early settles what it opened (issue 20)', () => {
       root,
       writer,
     });
-    await expect(session.prompt('[scenario:two_tools] go').done).rejects.toThrow();
+    await expect((await startTurn(session, '[scenario:two_tools] go')).done).rejects.toThrow();
     const types = events.map((e) => e.type);
     const scheduled = types.indexOf('tool_call_scheduled');
     expect(types.slice(scheduled)).toEqual([

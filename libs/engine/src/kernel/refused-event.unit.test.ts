@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSessionHarness } from '../testing/session-harness.ts';
+import { startTurn } from '../testing/start-turn.ts';
 
 /**
  * Issue 18, item 3 (docs/decisions/0160): an event the broker refuses for good (too large,
@@ -10,7 +11,7 @@ describe('a refused event ends its turn, not the session', () => {
   it('a refused tool_call_result: the call is closed, the turn ends turn_error, the next prompt completes', async () => {
     const h = createSessionHarness({});
     h.publisher.refuse.add('tool_call_result');
-    const first = h.session.prompt('[scenario:two_tools] read and write');
+    const first = await startTurn(h.session, '[scenario:two_tools] read and write');
     await expect(first.done).rejects.toMatchObject({ code: 'refused' });
     const ended = h.events.find((e) => e.type === 'turn_error' && e.turnId === first.turnId);
     expect(ended?.payload).toMatchObject({
@@ -35,7 +36,7 @@ describe('a refused event ends its turn, not the session', () => {
     );
 
     h.publisher.refuse.clear();
-    const second = h.session.prompt('[scenario:streamed_text] hello again');
+    const second = await startTurn(h.session, '[scenario:streamed_text] hello again');
     await expect(second.done).resolves.toMatchObject({ status: 'complete' });
     const seqs = h.events.map((e) => e.sequenceNumber);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
@@ -46,12 +47,14 @@ describe('a refused event ends its turn, not the session', () => {
   it('a refused model_request ends the turn before the model is asked', async () => {
     const h = createSessionHarness({});
     h.publisher.refuse.add('model_request');
-    const first = h.session.prompt('[scenario:streamed_text] hi');
+    const first = await startTurn(h.session, '[scenario:streamed_text] hi');
     await expect(first.done).rejects.toMatchObject({ code: 'refused', eventType: 'model_request' });
     const types = h.events.filter((e) => e.turnId === first.turnId).map((e) => e.type);
     expect(types).toEqual(['turn_started', 'turn_error']);
     h.publisher.refuse.clear();
-    await expect(h.session.prompt('[scenario:streamed_text] again').done).resolves.toMatchObject({
+    await expect(
+      (await startTurn(h.session, '[scenario:streamed_text] again')).done,
+    ).resolves.toMatchObject({
       status: 'complete',
     });
   });

@@ -4,6 +4,7 @@ import { ModelRequestChain } from '@agentwire/domain';
 import { createScriptedProvider, type ModelProvider } from '@agentwire/model';
 import { describe, expect, it } from 'vitest';
 import { createSessionHarness } from '../testing/session-harness.ts';
+import { startTurn } from '../testing/start-turn.ts';
 import type { ContentHasher } from './ports.ts';
 import { toRequestMessages } from './request-chain.ts';
 
@@ -36,7 +37,7 @@ describe('model_request carries what is new since the previous request (issue 18
     const { model, received } = recordingModel();
     const h = createSessionHarness({ model, hasher: sha256 });
     for (let turn = 0; turn < 4; turn += 1) {
-      const ticket = h.session.prompt(`[scenario:two_tools] turn ${turn}`);
+      const ticket = await startTurn(h.session, `[scenario:two_tools] turn ${turn}`);
       // write_file asks first: allow it.
       for (;;) {
         const asked = h.events.find(
@@ -82,8 +83,8 @@ describe('model_request carries what is new since the previous request (issue 18
 
   it('a tampered delta fails its digest; a request whose base was not seen is named', async () => {
     const h = createSessionHarness({ hasher: sha256 });
-    await h.session.prompt('[scenario:streamed_text] one').done;
-    await h.session.prompt('[scenario:streamed_text] two').done;
+    await (await startTurn(h.session, '[scenario:streamed_text] one')).done;
+    await (await startTurn(h.session, '[scenario:streamed_text] two')).done;
     const [first, second] = mainRequests(h.events);
     if (first === undefined || second === undefined) throw new Error('two requests expected');
     const hashing = () => new ModelRequestChain((t) => sha256.sha256Hex(t));

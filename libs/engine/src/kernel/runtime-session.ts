@@ -222,20 +222,6 @@ export class RuntimeSession {
     return this.#inputs.submit(input, options);
   }
 
-  /** Starts a turn with `input` now; rejects while another turn runs or inputs wait. */
-  prompt(input: string, options: { readonly inputId?: string } = {}): TurnTicket {
-    this.#assertUsable();
-    if (this.#active !== undefined || this.#inputs.queuedCount > 0) {
-      throw new RuntimeError('turn_in_progress', 'a turn is already running', {
-        turnId: this.#active?.turnId,
-      });
-    }
-    const inputId = options.inputId ?? this.#o.ids.newId('in');
-    const traceId = this.#o.ids.newTraceId();
-    const turnId = this.#o.ids.newId('turn');
-    return this.#startTurn({ turnId, input, inputId, traceId, admitted: false });
-  }
-
   /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
   async removeInput(inputId: string): Promise<void> {
     this.#assertUsable();

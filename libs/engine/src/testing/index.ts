@@ -14,4 +14,5 @@ export {
   type SessionHarness,
   type SessionHarnessOptions,
 } from './session-harness.ts';
+export { startTurn } from './start-turn.ts';
 export { collapsedTypes, TWO_TOOLS_TURN_TYPES } from './two-tools-turn.ts';

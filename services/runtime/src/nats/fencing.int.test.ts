@@ -1,6 +1,7 @@
 import type { BusConnection } from '@agentwire/bus';
 import { decodeSessionEvent, names as namesOf, type SessionEvent } from '@agentwire/contracts';
 import { AppendError } from '@agentwire/engine';
+import { startTurn } from '@agentwire/engine/testing';
 import { type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describe('single writer (R13.1, docs/decisions/0040)', () => {
     await a.host.activate(sid, 'open');
     const sessionA = a.host.resident(sid);
     if (sessionA === undefined) throw new Error('not resident');
-    const ticket = sessionA.prompt('[scenario:run_command] go');
+    const ticket = await startTurn(sessionA, '[scenario:run_command] go');
     await waitUntil(() => sessionA.permissions.pendingRequestIds().length === 1, {
       timeoutMs: 10_000,
       what: 'permission request',
@@ -73,7 +74,7 @@ describe('single writer (R13.1, docs/decisions/0040)', () => {
 
     // B still appends after A was fenced.
     const sessionB = b.host.resident(sid);
-    const outcome = await sessionB?.prompt('after the takeover').done;
+    const outcome = await (await startTurn(sessionB, 'after the takeover')).done;
     expect(outcome?.status).toBe('complete');
     const final = await evEvents(sid);
     expect(final.at(-1)?.type).toBe('turn_complete');

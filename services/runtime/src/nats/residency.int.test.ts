@@ -1,4 +1,5 @@
 import { lastMessageOn } from '@agentwire/bus';
+import { startTurn } from '@agentwire/engine/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedRuntime } from '../start-runtime.ts';
 import { type InProcessRuntimes, startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
@@ -29,10 +30,13 @@ describe('residency (R11)', () => {
     const host = rt.host;
     await host.activate('persisted-one', 'open');
     await host.activate('never-prompted', 'open');
-    await host.resident('persisted-one')?.prompt('hello').done;
+    await (await startTurn(host.resident('persisted-one'), 'hello')).done;
 
     // A running turn is in-flight work: not reclaimable (R11.2).
-    const slow = host.resident('persisted-one')?.prompt('[scenario:run_command] wait for me');
+    const slow = await startTurn(
+      host.resident('persisted-one'),
+      '[scenario:run_command] wait for me',
+    );
     expect(await host.rebalance(Date.now() + 3_600_000)).toEqual([]);
     host.resident('persisted-one')?.interrupt();
     await slow?.done;
@@ -58,7 +62,7 @@ describe('residency (R11)', () => {
       sequenceNumber: lastAtReclaim + 1,
       payload: { reason: 'cold_recovery', owner: rt.instanceId },
     });
-    const outcome = await host.resident('persisted-one')?.prompt('after reclaim').done;
+    const outcome = await (await startTurn(host.resident('persisted-one'), 'after reclaim')).done;
     expect(outcome?.status).toBe('complete');
   });
 });
