@@ -2,6 +2,12 @@ export { cleanTitle } from './clean-title.ts';
 export { firstInputTitle } from './first-input-title.ts';
 export { hydrateTranscript, type TranscriptEntry, transcriptView } from './hydration.ts';
 export {
+  applyLedgerOperation,
+  type LedgerOperation,
+  type LedgerStatus,
+  ledgerOperationOfDiscard,
+} from './ledger-state.ts';
+export {
   chainDigest,
   ModelRequestChain,
   ModelRequestChainError,

@@ -1,3 +1,5 @@
+import type { SteerDiscardReason } from '@agentwire/contracts';
+
 /** Statuses of an input-ledger row (R14.2). */
 const LEDGER_STATUSES = ['admitted', 'promoted', 'cancelled', 'discarded', 'failed'] as const;
 
@@ -7,8 +9,8 @@ export type LedgerStatus = (typeof LEDGER_STATUSES)[number];
 /** The four terminal statuses: a row in one never changes again (R14.2). */
 type TerminalLedgerStatus = Exclude<LedgerStatus, 'admitted'>;
 
-/** Reasons a row is discarded (R14.2). */
-type LedgerDiscardReason = 'session_resumed' | 'user_cleared';
+/** Reasons a row is discarded (R14.2): the wire's discard reasons, and a user's clear. */
+type LedgerDiscardReason = SteerDiscardReason | 'user_cleared';
 
 /** An operation on a ledger row (R14.2, R16.4). */
 export type LedgerOperation =
@@ -58,4 +60,29 @@ export function applyLedgerOperation(
     return { ok: true, status: next, statusReason: operation.reason };
   }
   return { ok: true, status: next };
+}
+
+/**
+ * The ledger operation a `turn_steer_discarded` reason stands for (R6, R14.2, R14.4):
+ * `user_removed` cancels; `turn_cancelled`, `turn_failed` and `session_resumed` discard;
+ * `start_failed` fails; `promoted` is none (the promotion already closed the row). The
+ * engine applies it before it emits the event, the store when it writes the row.
+ */
+export function ledgerOperationOfDiscard(reason: SteerDiscardReason): LedgerOperation | undefined {
+  switch (reason) {
+    case 'user_removed':
+      return { kind: 'cancel' };
+    case 'turn_cancelled':
+    case 'turn_failed':
+    case 'session_resumed':
+      return { kind: 'discard', reason };
+    case 'start_failed':
+      return { kind: 'fail', reason };
+    case 'promoted':
+      return undefined;
+    default: {
+      const unknownReason: never = reason;
+      throw new Error(`unknown discard reason ${String(unknownReason)}`);
+    }
+  }
 }

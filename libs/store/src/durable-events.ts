@@ -5,6 +5,7 @@ import {
   type SessionEventOf,
   type SteerDiscardReason,
 } from '@agentwire/contracts';
+import { applyLedgerOperation, ledgerOperationOfDiscard } from '@agentwire/domain';
 import type { Kysely, Transaction } from 'kysely';
 import { saveEntry, upsertKeyedEntry } from './entries-repository.ts';
 import { goalVerificationDivider } from './goal-verification-divider.ts';
@@ -37,27 +38,15 @@ export interface DurableWriteOutcome {
 }
 
 /**
- * The ledger close for a `turn_steer_discarded` reason (R6, R14.2, R14.4): `user_removed`
- * cancels; `turn_cancelled`, `turn_failed` and `session_resumed` discard; `promoted`
- * leaves the row alone (the promotion already closed it), so it maps to `undefined`.
+ * The ledger close for a `turn_steer_discarded` reason (R6, R14.2, R14.4), by the domain's
+ * one mapping (`ledgerOperationOfDiscard`) and state machine; `undefined` for `promoted`
+ * (the promotion already closed the row).
  */
 export function ledgerCloseForDiscard(reason: SteerDiscardReason): LedgerCloseStatus | undefined {
-  switch (reason) {
-    case 'user_removed':
-      return 'cancelled';
-    case 'turn_cancelled':
-    case 'turn_failed':
-    case 'session_resumed':
-      return 'discarded';
-    case 'start_failed':
-      return 'failed';
-    case 'promoted':
-      return undefined;
-    default: {
-      const unknownReason: never = reason;
-      throw new Error(`unknown discard reason ${String(unknownReason)}`);
-    }
-  }
+  const operation = ledgerOperationOfDiscard(reason);
+  if (operation === undefined) return undefined;
+  const transition = applyLedgerOperation('admitted', operation);
+  return transition.ok ? (transition.status as LedgerCloseStatus) : undefined;
 }
 
 type Handler<K extends DurableEventType> = (

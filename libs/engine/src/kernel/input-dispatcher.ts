@@ -3,6 +3,7 @@ import type { ModelMessage } from '@agentwire/model';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import { InputQueue, type PendingInput } from './input-queue.ts';
+import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -77,6 +78,8 @@ export interface InputDispatcherDeps {
   readonly maxInputBytes?: number | undefined;
   /** The conversation: drained guided inputs are appended as user messages. */
   readonly history: ModelMessage[];
+  /** The session's ledger statuses (R14.2): checked before every steer event. */
+  readonly ledger: LedgerBook;
   /** The running turn, if any. */
   readonly activeTurn: () => ActiveTurnView | undefined;
   /** Inputs this session admitted before it was loaded here (the stream's), by id. */
@@ -221,6 +224,7 @@ export class InputDispatcher {
     if (item === undefined) {
       throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
     }
+    this.#d.ledger.apply(inputId, { kind: 'cancel' });
     this.#settle(inputId, { kind: 'discarded', reason: 'user_removed' });
     await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
       pendingInputId: inputId,
@@ -240,6 +244,7 @@ export class InputDispatcher {
         reason: result.reason,
       });
     }
+    for (const inputId of orderedInputIds) this.#d.ledger.apply(inputId, { kind: 'reorder' });
     await this.#d.emitter.emit('turn_steer_reordered', null, this.#d.ids.newTraceId(), {
       orderedPendingInputIds: [...result.order],
     });
@@ -296,6 +301,7 @@ export class InputDispatcher {
     traceId: string,
     write: UserMessageWrite,
   ): Promise<RuntimeError> {
+    this.#d.ledger.discard(inputId, 'start_failed');
     await this.#d.emitter.emit('turn_steer_discarded', null, traceId, {
       pendingInputId: inputId,
       reason: 'start_failed',
@@ -324,6 +330,12 @@ export class InputDispatcher {
     if (status === 'complete' && !closing) {
       for (const item of this.#queue.guided()) {
         item.delivery = 'queue';
+        try {
+          this.#d.ledger.apply(item.inputId, { kind: 'edit' });
+        } catch (err) {
+          log(err);
+          continue;
+        }
         void this.#d.emitter
           .emit('turn_steer_delivery_changed', null, item.traceId, {
             pendingInputId: item.inputId,
@@ -359,6 +371,12 @@ export class InputDispatcher {
 
   #discard(item: PendingInput, reason: SteerDiscardReason, log: (err: unknown) => void): void {
     this.#settle(item.inputId, { kind: 'discarded', reason });
+    try {
+      this.#d.ledger.discard(item.inputId, reason);
+    } catch (err) {
+      log(err);
+      return;
+    }
     void this.#d.emitter
       .emit('turn_steer_discarded', null, item.traceId, { pendingInputId: item.inputId, reason })
       .catch(log);
@@ -374,6 +392,7 @@ export class InputDispatcher {
     delivery: 'startNow' | 'queue' | 'guide',
     queueLength: number,
   ): Promise<unknown> {
+    this.#d.ledger.admit(item.inputId);
     return this.#d.emitter.emit('turn_steer_queued', null, item.traceId, {
       pendingInputId: item.inputId,
       input: item.input,

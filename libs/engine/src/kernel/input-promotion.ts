@@ -1,3 +1,4 @@
+import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
@@ -8,6 +9,8 @@ export interface PromotionDeps {
   readonly writer: TranscriptWriter;
   readonly ids: IdSource;
   readonly clock: RuntimeClock;
+  /** The session's ledger statuses, moved to `promoted` before the event says so. */
+  readonly ledger: LedgerBook;
 }
 
 /** One input becoming a user message of `turnId`. */
@@ -62,6 +65,7 @@ export async function promoteUserInput(
     },
   );
   if (write.committed) {
+    deps.ledger.apply(spec.inputId, { kind: 'promote' });
     await deps.emitter.emit('session_input_promoted', null, spec.traceId, {
       pendingInputId: spec.inputId,
       sourceCommandId: write.commandId,

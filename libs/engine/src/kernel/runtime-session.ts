@@ -11,6 +11,7 @@ import {
   type TurnTicket,
 } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
+import { LedgerBook } from './ledger-book.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
 import type { ContentHasher, IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
@@ -101,6 +102,7 @@ interface ActiveTurn {
 export class RuntimeSession {
   readonly sessionId: string;
   readonly permissions = new PermissionBroker();
+  readonly #ledger = new LedgerBook();
   readonly #o: RuntimeSessionOptions;
   readonly #history: ModelMessage[];
   readonly #inputs: InputDispatcher;
@@ -127,6 +129,7 @@ export class RuntimeSession {
     );
     this.#inputs = new InputDispatcher({
       ...options,
+      ledger: this.#ledger,
       history: this.#history,
       earlierInputs: options.start.earlierInputs,
       activeTurn: () => {
@@ -379,13 +382,16 @@ export class RuntimeSession {
       if (!spec.admitted) await this.#inputs.admitStartNow(input, inputId, traceId);
       await previous?.catch(() => undefined);
       await this.#titles.ensurePersisted(input, traceId, userMessageId);
-      const write = await promoteUserInput(this.#o, {
-        turnId,
-        traceId,
-        messageId: userMessageId,
-        input,
-        inputId,
-      });
+      const write = await promoteUserInput(
+        { ...this.#o, ledger: this.#ledger },
+        {
+          turnId,
+          traceId,
+          messageId: userMessageId,
+          input,
+          inputId,
+        },
+      );
       // A turn never runs on a user message that did not commit (issue 9).
       if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
       this.#titles.maybeGenerate(input, userMessageId, this.#turnCount);
