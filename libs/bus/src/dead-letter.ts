@@ -11,7 +11,7 @@ export interface DeadLetterReason {
 }
 
 /** Header set on a dead letter whose data was cut to fit. */
-export const DEAD_LETTER_TRUNCATED = 'Aw-Dlq-Truncated';
+const DEAD_LETTER_TRUNCATED = 'Aw-Dlq-Truncated';
 
 /**
  * Parks `msg` on `subject` (a `<p>.dlq.<consumer>` subject kept by the dead-letter stream)

@@ -49,7 +49,7 @@ const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
 
 /** The stream configurations {@link provision} applies (exported for tests and docs). */
-export function streamConfigs(n: Names, options: ProvisionOptions = {}): StreamConfig[] {
+function streamConfigs(n: Names, options: ProvisionOptions = {}): StreamConfig[] {
   const dup = nanos(options.duplicateWindowMs ?? 2 * 60 * 1000);
   const size =
     options.maxMessageBytes === undefined ? {} : { max_msg_size: options.maxMessageBytes };

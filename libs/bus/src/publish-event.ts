@@ -49,7 +49,7 @@ export type PublishEventResult =
   | { readonly kind: 'fenced'; readonly actualLastSequence?: number };
 
 /** JetStream API error code "wrong last sequence" (`JSStreamWrongLastSequenceErrF`). */
-export const WRONG_LAST_SEQUENCE = 10071;
+const WRONG_LAST_SEQUENCE = 10071;
 
 /** The subject an event travels on: `tx.<turnId>` for the four transient types (R3.3), else `ev`. */
 export function eventSubjectOf(n: Names, event: SessionEvent): string {

@@ -68,7 +68,7 @@ export function sequenceOf(msg: StoredMsg): number {
 }
 
 /** {@link sequenceOf}, or `undefined` for a message that carries no readable number. */
-export function numberOf(msg: StoredMsg): number | undefined {
+function numberOf(msg: StoredMsg): number | undefined {
   try {
     return sequenceOf(msg);
   } catch {

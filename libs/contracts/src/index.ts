@@ -84,8 +84,6 @@ export {
   isQueryOp,
   ListSessionsReply,
   ListSessionsRequest,
-  MAX_QUERY_LIMIT,
-  QUERY_OPS,
   QUERY_QUEUE_GROUP,
   QueryCursor,
   QueryErrorCode,
@@ -123,7 +121,6 @@ export {
   type SessionEvent,
   type SessionEventOf,
   SessionId,
-  SUBJECT_TOKEN_PATTERN,
   withSequenceNumber,
 } from './session-event.ts';
 export { DEFAULT_PREFIX, HEADERS, type Names, names } from './subjects.ts';

@@ -15,7 +15,7 @@ import { SessionId } from './session-event.ts';
 export const QUERY_QUEUE_GROUP = 'query';
 
 /** The operations answered on `<prefix>.query.<op>`. */
-export const QUERY_OPS = ['list_sessions', 'history', 'archive', 'delete'] as const;
+const QUERY_OPS = ['list_sessions', 'history', 'archive', 'delete'] as const;
 /** One query operation. */
 export type QueryOp = (typeof QUERY_OPS)[number];
 
@@ -25,7 +25,7 @@ export function isQueryOp(op: string): op is QueryOp {
 }
 
 /** Largest page of sessions or messages one request may ask for. */
-export const MAX_QUERY_LIMIT = 500;
+const MAX_QUERY_LIMIT = 500;
 
 /** A session id in a query: one subject token (no `.`, `*` or `>`), at most 200 characters. */
 export const QuerySessionId = SessionId.min(1, 'must not be empty').max(200);

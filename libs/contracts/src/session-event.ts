@@ -4,7 +4,7 @@ import type { EventPayload } from './event-payloads.ts';
 import type { EventType } from './event-types.ts';
 
 /** Letters, digits, `-` and `_`: safe as one NATS subject token (DESIGN.md). */
-export const SUBJECT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
+const SUBJECT_TOKEN_PATTERN = /^[A-Za-z0-9_-]+$/;
 
 /** A session id: a non-empty subject token (R2.1, DESIGN.md subjects). */
 export const SessionId = z

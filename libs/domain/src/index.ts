@@ -7,15 +7,8 @@ export {
   type LedgerStatus,
   ledgerOperationOfDiscard,
 } from './ledger-state.ts';
-export {
-  chainDigest,
-  ModelRequestChain,
-  ModelRequestChainError,
-  type ModelRequestChainFailure,
-  type Sha256Hex,
-} from './model-request-chain.ts';
+export { chainDigest, ModelRequestChain, ModelRequestChainError } from './model-request-chain.ts';
 export { initialProjection, rebuildProjection, reduce } from './projection/reduce.ts';
-export { updatesContextUsage } from './projection/session-handlers.ts';
 export {
   type EvictionReason,
   isEvictable,

@@ -2,9 +2,13 @@ import { DEFAULT_PREFIX } from '@agentwire/contracts';
 import { z } from 'zod';
 
 /** Default of `NATS_URL`: the local server of the README's Quick start. */
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
-/** Default of `DATABASE_URL`: the `agentwire` database that `npm start` creates. */
+/**
+ * Default of `DATABASE_URL`: the `agentwire` database that `npm start` creates.
+ *
+ * @internal Exported for its tests.
+ */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/agentwire';
 
 /** The pino levels `LOG_LEVEL` accepts. */

@@ -20,7 +20,7 @@ export interface ServiceAppOptions {
 }
 
 /** Content type of the Prometheus text format 0.0.4. */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
  * Builds the operational HTTP app every service serves (DESIGN.md "Processes"):

@@ -5,16 +5,16 @@ import { ConfigError, loadConfig } from './load-config.ts';
 import { type RunningService, runService, type ServiceHost } from './run-service.ts';
 
 /** The logger a service main gets: a pino logger at the configured `LOG_LEVEL`. */
-export type ServiceMainLogger = ReturnType<typeof createLogger>;
+type ServiceMainLogger = ReturnType<typeof createLogger>;
 
 /** What {@link runServiceMain} hands a service's `setup`. */
-export interface ServiceMainContext<C> {
+interface ServiceMainContext<C> {
   readonly config: C;
   readonly logger: ServiceMainLogger;
 }
 
 /** A service's own start and drain, as {@link runService} runs them. */
-export interface ServiceLifecycle {
+interface ServiceLifecycle {
   readonly start: () => Promise<void>;
   readonly stop: () => Promise<void>;
 }

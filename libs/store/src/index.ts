@@ -13,16 +13,10 @@ export { listInputs } from './ledger-repository.ts';
 export { loadTranscript } from './messages-repository.ts';
 export { migrate } from './migrate.ts';
 export {
-  type DeletedSession,
   deleteSessionRows,
-  type HistoryPage,
-  type HistoryStart,
   listSessionPage,
   readHistoryPage,
   readSessionMarks,
-  type SessionKey,
-  type SessionMarks,
-  type SessionPageQuery,
   type SessionPageRow,
   type StoredMessage,
   setSessionArchived,

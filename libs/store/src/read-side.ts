@@ -11,7 +11,7 @@ import { inTransaction, withStoreError } from './transaction.ts';
  */
 
 /** Where a session page starts: after the session with this key (newest first). */
-export interface SessionKey {
+interface SessionKey {
   /** `updated_at` (or `created_at` when never updated) in epoch microseconds, as text. */
   readonly updatedUs: string;
   readonly id: string;

@@ -29,7 +29,7 @@ export interface CreateLoggerOptions {
  * Fields stamped on every line from the active OpenTelemetry span, so that a log line can be
  * joined to its trace (the event's `traceId`, R2.1). Empty when no span is active.
  */
-export function traceFields(): { trace_id?: string; span_id?: string } {
+function traceFields(): { trace_id?: string; span_id?: string } {
   const span = trace.getSpanContext(context.active());
   if (span === undefined || !isSpanContextValid(span)) return {};
   return { trace_id: span.traceId, span_id: span.spanId };

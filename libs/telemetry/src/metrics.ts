@@ -4,7 +4,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
 
 /** Content type of the Prometheus text exposition format. */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
  * A service's metrics: a meter backed by a Prometheus reader that never opens its own HTTP
@@ -53,7 +53,7 @@ export function counter(meter: Meter, name: string, description: string): Counte
 }
 
 /** Bucket bounds (seconds) of {@link secondsHistogram}: 1 ms to 10 s. */
-export const SECONDS_BUCKETS: readonly number[] = [
+const SECONDS_BUCKETS: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 

@@ -20,6 +20,9 @@ export interface Telemetry {
  * Whether the standard `OTEL_*` variables ask for a trace exporter: an OTLP endpoint
  * (`OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) or an explicit
  * `OTEL_TRACES_EXPORTER` other than `none`.
+
+ *
+ * @internal Exported for its tests.
  */
 export function tracesExportConfigured(env: NodeJS.ProcessEnv): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER?.trim();

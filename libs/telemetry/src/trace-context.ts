@@ -1,15 +1,9 @@
 import {
-  type Attributes,
   type Context,
   context,
   propagation,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
   type TextMapGetter,
   type TextMapSetter,
-  type Tracer,
-  trace,
 } from '@opentelemetry/api';
 
 /**
@@ -52,46 +46,4 @@ export function extractTraceContext(
   base: Context = context.active(),
 ): Context {
   return propagation.extract(base, carrier, getter);
-}
-
-/** Options of {@link withSpan}. */
-export interface WithSpanOptions {
-  readonly kind?: SpanKind;
-  readonly attributes?: Attributes;
-}
-
-/**
- * Runs `fn` inside a new span named `name`, child of `parent` (for example a context from
- * {@link extractTraceContext}), with the span active so that log lines and nested calls see
- * it. The span records an exception and an error status when `fn` throws, and always ends.
- */
-export async function withSpan<T>(
-  tracer: Tracer,
-  name: string,
-  parent: Context,
-  fn: (span: Span) => Promise<T> | T,
-  options: WithSpanOptions = {},
-): Promise<T> {
-  const span = tracer.startSpan(
-    name,
-    { kind: options.kind ?? SpanKind.INTERNAL, attributes: options.attributes ?? {} },
-    parent,
-  );
-  try {
-    return await context.with(trace.setSpan(parent, span), () => fn(span));
-  } catch (error) {
-    span.recordException(error instanceof Error ? error : String(error));
-    span.setStatus({
-      code: SpanStatusCode.ERROR,
-      message: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  } finally {
-    span.end();
-  }
-}
-
-/** The trace id of the span in `ctx` (the active context by default), if any. */
-export function activeTraceId(ctx: Context = context.active()): string | undefined {
-  return trace.getSpanContext(ctx)?.traceId;
 }

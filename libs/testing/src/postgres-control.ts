@@ -1,7 +1,7 @@
 import { inject } from 'vitest';
 
 /** Thrown when the global setup's control channel refuses or fails a Postgres request. */
-export class PostgresControlError extends Error {
+class PostgresControlError extends Error {
   override readonly name = 'PostgresControlError';
   readonly code = 'AW_TEST_POSTGRES_CONTROL';
 }

@@ -5,7 +5,7 @@
  */
 
 /** `AGENTWIRE_TEST_SERVERS`: force containers, force the local servers, or decide. */
-export type ServerMode = 'containers' | 'local' | 'auto';
+type ServerMode = 'containers' | 'local' | 'auto';
 
 /**
  * The socket `scripts/containers.sh` serves Podman's Docker-compatible API on.

@@ -1,5 +1,5 @@
 /** Which of the two servers the harness needs. */
-export type ServerKind = 'postgres' | 'nats';
+type ServerKind = 'postgres' | 'nats';
 
 /** One server that did not answer. */
 export interface UnreachableServer {

@@ -9,7 +9,7 @@ import { nextTitleJobState, type TitleJobState, titleJobPending } from './title-
  * The demo's prompt: the scripted model's `two_tools` scenario reads `README.md` (no
  * permission needed) and writes `notes.txt` (asks first), then answers.
  */
-export const DEMO_PROMPT = '[scenario:two_tools] read the README and write a note';
+const DEMO_PROMPT = '[scenario:two_tools] read the README and write a note';
 
 /** Options of {@link demoCommand}. */
 export interface DemoOptions {

@@ -1,6 +1,10 @@
 import type { EventPayloadMap, EventType, SessionEvent } from '@agentwire/contracts';
 
-/** Longest summary printed per event line. */
+/**
+ * Longest summary printed per event line.
+ *
+ * @internal Exported for its tests.
+ */
 export const SUMMARY_MAX_CHARS = 100;
 
 type Summaries = { [K in EventType]?: (payload: EventPayloadMap[K]) => string };
@@ -40,7 +44,7 @@ function quote(text: string): string {
 }
 
 /** The summary of an event, cut to {@link SUMMARY_MAX_CHARS}. */
-export function summarize(event: SessionEvent): string {
+function summarize(event: SessionEvent): string {
   const summary = SUMMARIES[event.type] as ((payload: unknown) => string) | undefined;
   const text = summary === undefined ? '' : summary(event.payload);
   const flat = text.replaceAll(/\s+/g, ' ').trim();

@@ -7,7 +7,7 @@ import {
 import type { SseHub } from './sse-hub.ts';
 
 /** Metric names of the gateway (OpenTelemetry style; Prometheus adds `_total`). */
-export const GATEWAY_METRICS = {
+const GATEWAY_METRICS = {
   requests: 'agentwire.gateway.requests',
   sseEvents: 'agentwire.gateway.sse.events',
   sseStreams: 'agentwire.gateway.sse.streams',

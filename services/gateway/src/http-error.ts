@@ -17,7 +17,7 @@ export interface HttpErrorBody {
  * the session broke, 504 timeout, or a write not confirmed in time: its outcome is unknown). Keyed by every {@link RuntimeFailureCode}, so a runtime
  * code added to the contracts without a status here does not compile.
  */
-export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
+const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   invalid_request: 400,
   unknown_op: 400,
   empty_input: 400,
@@ -45,7 +45,7 @@ export const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
 };
 
 /** The status of a failure code; an unknown code (a newer runtime's) is 502. */
-export function statusOf(code: string): number {
+function statusOf(code: string): number {
   return Object.hasOwn(STATUS_OF_CODE, code) ? STATUS_OF_CODE[code as RuntimeFailureCode] : 502;
 }
 

@@ -19,7 +19,7 @@ import { deadLetterTo } from './publish-dead-letter.ts';
 import type { WorkerMetrics } from './worker-metrics.ts';
 
 /** The tunables of a worker instance (from {@link WorkerConfig} in a process). */
-export interface PersistenceWorkerSettings {
+interface PersistenceWorkerSettings {
   readonly batchSize: number;
   /** Batches of one consumer committing at once (`AW_BATCHES_IN_FLIGHT`). */
   readonly batchesInFlight: number;

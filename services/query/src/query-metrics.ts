@@ -7,7 +7,7 @@ import {
 } from '@agentwire/telemetry';
 
 /** Metric names of the query service (Prometheus turns dots into underscores). */
-export const QUERY_METRICS = {
+const QUERY_METRICS = {
   /** Counter: requests answered, by `op` and `outcome` (`ok` or the error code). */
   requests: 'agentwire.query.requests',
   /** Histogram (seconds): receipt to reply, by `op`. */
@@ -17,7 +17,7 @@ export const QUERY_METRICS = {
 } as const;
 
 /** Label names of {@link QUERY_METRICS}. */
-export const QUERY_ATTRS = { op: 'op', outcome: 'outcome' } as const;
+const QUERY_ATTRS = { op: 'op', outcome: 'outcome' } as const;
 
 /** The query service's instruments. */
 export interface QueryMetrics {

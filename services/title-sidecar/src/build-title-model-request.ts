@@ -2,7 +2,7 @@ import { type TitleRequest, titleModelMessages, titleOutputLimit } from '@agentw
 import type { ModelRequest } from '@agentwire/model';
 
 /** The lowest reasoning effort, asked of every title request (R9.6). */
-export const TITLE_REASONING_EFFORT = 'lowest';
+const TITLE_REASONING_EFFORT = 'lowest';
 
 /**
  * A title model request: the port's request with the reasoning effort R9.6 asks for always

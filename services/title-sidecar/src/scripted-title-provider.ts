@@ -5,7 +5,7 @@ import {
 } from '@agentwire/model';
 
 /** Scenario name a title request uses when its input names none: a title from the input. */
-export const TITLE_FROM_INPUT_SCENARIO = 'title_from_input';
+const TITLE_FROM_INPUT_SCENARIO = 'title_from_input';
 
 /**
  * Title scenarios for tests and demos, picked by a `[scenario:<name>]` directive in the
@@ -19,7 +19,7 @@ export const TITLE_FROM_INPUT_SCENARIO = 'title_from_input';
  * Only `title_*` directives are honoured: the main-turn scenarios (`two_tools`, ...) name
  * what the session's turn plays, so the title model ignores them and titles the input.
  */
-export const TITLE_SCENARIOS = {
+const TITLE_SCENARIOS = {
   title_slow: {
     chunkDelayMs: 150,
     steps: [{ items: [{ type: 'text', text: '{"title": "Slowly generated session title"}' }] }],
@@ -68,7 +68,11 @@ const MAX_UNSPACED = 24;
 const DIRECTIVE = /\[scenario:[A-Za-z0-9_-]+\]/gu;
 const OTHER_DIRECTIVE = /\[scenario:(?!title_)[A-Za-z0-9_-]+\]/gu;
 
-/** `text` without the `[scenario:...]` directives that do not name a `title_*` scenario. */
+/**
+ * `text` without the `[scenario:...]` directives that do not name a `title_*` scenario.
+ *
+ * @internal Exported for its tests.
+ */
 export function withoutMainTurnDirectives(text: string): string {
   return text.replace(OTHER_DIRECTIVE, ' ').trim();
 }
@@ -78,6 +82,9 @@ const EDGE_PUNCTUATION = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
  * The title the scripted model gives an input, deterministically: its first six words
  * (edge punctuation dropped), or its first 24 characters when it has fewer than three
  * words (unspaced scripts), first letter upper-cased. Exported for tests.
+
+ *
+ * @internal Exported for its tests.
  */
 export function scriptedTitleOf(input: string): string {
   const words = input

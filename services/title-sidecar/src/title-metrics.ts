@@ -9,7 +9,7 @@ import {
 import type { Counter, Histogram } from '@opentelemetry/api';
 
 /** Metric names of the title sidecar (ours; Prometheus turns dots into underscores). */
-export const TITLE_METRICS = {
+const TITLE_METRICS = {
   /** Counter: requests answered, by `outcome` (`applied`, `dropped`, `error`). */
   requests: 'agentwire.titles.requests',
   /** Counter: generated titles written back (R9.9). */
@@ -25,7 +25,7 @@ export const TITLE_METRICS = {
 } as const;
 
 /** Label names of {@link TITLE_METRICS}. */
-export const TITLE_ATTRS = { outcome: 'outcome', reason: 'reason', code: 'code' } as const;
+const TITLE_ATTRS = { outcome: 'outcome', reason: 'reason', code: 'code' } as const;
 
 /** The sidecar's instruments. */
 export interface TitleMetrics {

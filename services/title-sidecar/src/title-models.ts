@@ -4,13 +4,13 @@ import type { TitleSidecarConfig } from './config.ts';
 import { createScriptedTitleProvider } from './scripted-title-provider.ts';
 
 /** The provider of a title request and the model's output limit, when known. */
-export interface ResolvedTitleModel {
+interface ResolvedTitleModel {
   readonly provider: ModelProvider;
   readonly outputLimit?: number;
 }
 
 /** Outcome of {@link TitleModels.resolve}. */
-export type ResolveTitleModelResult =
+type ResolveTitleModelResult =
   | ({ readonly ok: true } & ResolvedTitleModel)
   | { readonly ok: false; readonly error: TitleError };
 

@@ -31,7 +31,11 @@ export function parseTraceparent(value: string | undefined): SpanContext | undef
   };
 }
 
-/** Span and attribute names of a title request. */
+/**
+ * Span and attribute names of a title request.
+ *
+ * @internal Exported for its tests.
+ */
 export const TITLE_SPAN = {
   name: 'title.generate',
   sessionId: 'agentwire.session.id',

@@ -8,7 +8,11 @@ import {
   updateTitle,
 } from '@agentwire/store';
 
-/** A generated title to write back (R9.9). */
+/**
+ * A generated title to write back (R9.9).
+ *
+ * @internal Exported for its tests.
+ */
 export interface GeneratedTitleWrite {
   readonly sessionId: string;
   readonly title: string;

@@ -15,7 +15,11 @@ export interface NatsTenant {
   readonly password: string;
 }
 
-/** The environment variable holding a role's password in the generated configuration. */
+/**
+ * The environment variable holding a role's password in the generated configuration.
+ *
+ * @internal Exported for its tests.
+ */
 export function passwordVariable(role: NatsRole): string {
   return `AW_NATS_PASSWORD_${role.toUpperCase().replaceAll('-', '_')}`;
 }

@@ -3,5 +3,4 @@ export {
   type RetainedMessage,
   readSessionMessages,
   recordSessionMessages,
-  type SessionRecording,
 } from './read-session-messages.ts';

@@ -51,7 +51,11 @@ export function duplicateNumbers(messages: readonly RetainedMessage[]): Map<numb
   return new Map([...ids].filter(([, list]) => list.length > 1));
 }
 
-/** A recording of every message stored on a session's subjects from now on. */
+/**
+ * A recording of every message stored on a session's subjects from now on.
+ *
+ * @internal Exported for its tests.
+ */
 export interface SessionRecording {
   /** What was stored so far, in stream order (purges do not remove anything here). */
   readonly messages: readonly RetainedMessage[];

@@ -5,7 +5,7 @@ import type { ProjectionHandlers } from './handler-table.ts';
  * True when a `model_complete` updates context usage (R9.7, R16.1): `querySource`
  * `main_turn`, or an absent one unless `stopReason` is `tool_internal`.
  */
-export function updatesContextUsage(payload: ModelCompletePayload): boolean {
+function updatesContextUsage(payload: ModelCompletePayload): boolean {
   if (payload.querySource === undefined) return payload.stopReason !== 'tool_internal';
   return payload.querySource === 'main_turn';
 }

@@ -17,6 +17,9 @@ import { memoryTools } from './memory-tools.ts';
 /**
  * Options of {@link createSessionHarness}: the tools (default {@link memoryTools}) and their
  * root, and any session option to override.
+
+ *
+ * @internal Exported for its tests.
  */
 export type SessionHarnessOptions = {
   readonly root?: string;
@@ -25,7 +28,11 @@ export type SessionHarnessOptions = {
     readonly writer?: RecordingWriter;
   };
 
-/** A session of `s1` over recording fakes, with every appended event collected. */
+/**
+ * A session of `s1` over recording fakes, with every appended event collected.
+ *
+ * @internal Exported for its tests.
+ */
 export interface SessionHarness {
   readonly session: RuntimeSession;
   readonly appender: EventAppender;

@@ -4,4 +4,3 @@ export { applyDurableEvent, isDurableEvent } from '../durable-events.ts';
 export { listEntries } from '../entries-repository.ts';
 export { getInput } from '../ledger-repository.ts';
 export { applyPersistenceCommand } from '../persistence-commands.ts';
-export { runOnce } from '../processed-messages.ts';

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
+import { QUERY_MAIN } from '@agentwire/query/testing';
 import {
   type ProjectionProcess,
   spawnProjection,
 } from '../../../projection/src/spawn-projection.ts';
-import { QUERY_MAIN } from '../../../query/src/testing/spawn-query.ts';
 import {
   SERVICE_MAINS,
   type ServiceProcess,

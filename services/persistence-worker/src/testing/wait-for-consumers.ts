@@ -1,6 +1,10 @@
 import type { JetStreamManager } from '@nats-io/jetstream';
 
-/** Pending and unacknowledged counts of one durable consumer. */
+/**
+ * Pending and unacknowledged counts of one durable consumer.
+ *
+ * @internal Exported for its tests.
+ */
 export interface ConsumerBacklog {
   readonly durable: string;
   readonly numPending: number;

@@ -277,7 +277,11 @@ export function generateWorkload(options: WorkloadOptions): WorkItem[] {
   return out;
 }
 
-/** The same items, shuffled within each session (sessions keep their interleaving slots). */
+/**
+ * The same items, shuffled within each session (sessions keep their interleaving slots).
+ *
+ * @internal Exported for its tests.
+ */
 export function shuffleWithinSessions(items: readonly WorkItem[], seed: number): WorkItem[] {
   const random = seededRandom(seed);
   const bySession = new Map<string, WorkItem[]>();
@@ -303,6 +307,6 @@ export function shuffleWithinSessions(items: readonly WorkItem[], seed: number):
 }
 
 /** The session an item belongs to. */
-export function sessionOf(item: WorkItem): string {
+function sessionOf(item: WorkItem): string {
   return item.kind === 'event' ? item.event.sessionId : item.command.sessionId;
 }

@@ -12,7 +12,11 @@ export interface SeedOptions {
   readonly lastSequence?: number;
 }
 
-/** The id of message `i` of a seeded session: zero-padded, so id order is index order. */
+/**
+ * The id of message `i` of a seeded session: zero-padded, so id order is index order.
+ *
+ * @internal Exported for its tests.
+ */
 export function seededMessageId(sessionId: string, i: number): string {
   return `${sessionId}-m${String(i).padStart(6, '0')}`;
 }

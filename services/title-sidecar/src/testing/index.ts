@@ -1,9 +1,3 @@
 // Test kit of @agentwire/title-sidecar: for tests only, never imported by production code.
 export { spawnTitleSidecar, type TitleSidecarProcess } from './spawn-title-sidecar.ts';
-export {
-  connectTitleClient,
-  seedSession,
-  storedTitle,
-  type TitleClient,
-  waitFor,
-} from './title-test-kit.ts';
+export { connectTitleClient } from './title-test-kit.ts';

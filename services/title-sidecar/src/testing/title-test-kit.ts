@@ -5,7 +5,11 @@ import { type createDatabase, ensureSession, getSession } from '@agentwire/store
 
 type Db = ReturnType<typeof createDatabase>;
 
-/** A NATS client that sends title requests (tests and demos). */
+/**
+ * A NATS client that sends title requests (tests and demos).
+ *
+ * @internal Exported for its tests.
+ */
 export interface TitleClient {
   /** Sends a request (an object is JSON-encoded, bytes go as they are) and parses the reply. */
   request(body: TitleRequest | Record<string, unknown> | Uint8Array | string): Promise<TitleReply>;
@@ -29,7 +33,11 @@ export async function connectTitleClient(natsUrl: string, prefix: string): Promi
   };
 }
 
-/** Persists a session as its first persistence would (R9.2: title from the first input). */
+/**
+ * Persists a session as its first persistence would (R9.2: title from the first input).
+ *
+ * @internal Exported for its tests.
+ */
 export async function seedSession(db: Db, id: string, firstInput: string): Promise<void> {
   await ensureSession(db, {
     id,
@@ -40,7 +48,11 @@ export async function seedSession(db: Db, id: string, firstInput: string): Promi
   });
 }
 
-/** The stored title and source of a session. */
+/**
+ * The stored title and source of a session.
+ *
+ * @internal Exported for its tests.
+ */
 export async function storedTitle(
   db: Db,
   id: string,
@@ -49,7 +61,11 @@ export async function storedTitle(
   return { title: row?.title ?? null, source: row?.title_source ?? null };
 }
 
-/** Polls `check` every 10 ms until it holds; rejects after `timeoutMs`. */
+/**
+ * Polls `check` every 10 ms until it holds; rejects after `timeoutMs`.
+ *
+ * @internal Exported for its tests.
+ */
 export async function waitFor(
   what: string,
   check: () => boolean | Promise<boolean>,
