@@ -45,6 +45,8 @@ export interface Names {
   query(op: string): string;
   /** Filter matching every read-side query subject. */
   readonly allQueriesFilter: string;
+  /** The operation of `<prefix>.query.<op>`; `undefined` for any other subject. */
+  parseQuerySubject(subject: string): string | undefined;
   /** Every operation on one session (its owner's subscription). */
   runtimeSessionOpsFilter(sessionId: string): string;
   /** Every operation on any session (the queue-group fallback). */
@@ -139,6 +141,7 @@ export function names(prefix: string = DEFAULT_PREFIX): Names {
       return `${prefix}.query.${op}`;
     },
     allQueriesFilter: `${prefix}.query.*`,
+    parseQuerySubject: (subject) => single(tokensAfter(prefix, 'query', subject)),
     runtimeSessionOpsFilter: (s) => `${prefix}.rt.${sid(s)}.*`,
     runtimeOpsFilter: `${prefix}.rt.*.*`,
     runtimeInstancePing: (instanceId) => {

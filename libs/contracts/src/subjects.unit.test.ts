@@ -17,6 +17,8 @@ describe('subject parsers (issue 10: one function per subject kind, next to its 
     });
     expect(n.parseProjectionForward('p2', n.projectionForward('p2', 's-1'))).toBe('s-1');
     expect(n.parseProjectionApplied(n.projectionApplied('s-1'))).toBe('s-1');
+    expect(n.parseQuerySubject(n.query('history'))).toBe('history');
+    expect(n.parseQuerySubject('aw.query.*')).toBeUndefined();
   });
 
   it('refuse another prefix, another kind, extra or missing tokens, and wildcards', () => {

@@ -154,9 +154,8 @@ export async function startQueryService(
     lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
     maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
   };
-  const prefixLength = `${n.prefix}.query.`.length;
   const handle = async (msg: Msg): Promise<void> => {
-    const op = msg.subject.slice(prefixLength);
+    const op = n.parseQuerySubject(msg.subject) ?? '';
     const started = performance.now();
     const reply: QueryReply = await answerQuery(op, msg.data, queryDeps);
     answered += 1;

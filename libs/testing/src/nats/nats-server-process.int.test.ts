@@ -43,7 +43,18 @@ describe.skipIf(!support.ok)('startNatsServer', () => {
     const jsm = await jetstreamManager(nc, { timeout: 1_000 });
     server.pause();
     expect(server.state).toBe('paused');
-    await expect(jsm.getAccountInfo()).rejects.toThrow();
+    // A stopped process answers nothing: within three tries a request times out (under
+    // load, one answer already on its way out may still arrive first).
+    let refusals = 0;
+    for (let i = 0; i < 3 && refusals === 0; i += 1) {
+      await jsm.getAccountInfo().then(
+        () => undefined,
+        () => {
+          refusals += 1;
+        },
+      );
+    }
+    expect(refusals).toBe(1);
     server.resume();
     // A resumed process on a loaded machine may take more than one request timeout to
     // catch up on what queued while it was stopped: it answers again within a bound.
