@@ -3,5 +3,4 @@ export { CliError, EXIT, type ExitCode, usageError } from './cli-error.ts';
 export { DEMO_PROMPT, type DemoOptions, demoCommand } from './demo-command.ts';
 export { type FollowOptions, followCommand } from './follow-command.ts';
 export { formatEvent, SUMMARY_MAX_CHARS, summarize } from './format-event.ts';
-export { type Command, parseCommand, USAGE } from './parse-args.ts';
-export { runCommand } from './run-command.ts';
+export { buildProgram, type ProgramDeps } from './program.ts';
