@@ -157,7 +157,7 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
     runs.forEach((run, i) => {
       expect([names[i], run.code, run.stderr]).toEqual([names[i], 0, '']);
       expect(run.stdout).toContain(`Usage: agentwire ${names[i]}`);
-      expect(run.stdout).toContain('--json');
+      expect(run.stdout).toContain(names[i] === 'chat' ? 'tail --json' : '--json');
       expect(run.stdout).toMatch(/Example:\n {2}\$ agentwire /);
     });
   });

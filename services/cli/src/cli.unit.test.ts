@@ -21,6 +21,7 @@ function program() {
 }
 
 const COMMANDS = [
+  'chat',
   'new',
   'prompt',
   'follow',
@@ -50,7 +51,8 @@ describe('the commander program', () => {
       });
       const help = written.join('');
       expect(help, name).toContain(`Usage: agentwire ${name}`);
-      expect(help, name).toContain('--json');
+      // chat is interactive: its help points to tail --json instead.
+      expect(help, name).toContain(name === 'chat' ? 'tail --json' : '--json');
       expect(help, name).toMatch(/Example:\n {2}\$ agentwire /);
       expect(connects).toEqual([]);
     }

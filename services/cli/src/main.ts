@@ -71,6 +71,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const progress = createProgress(process.stdout);
   const program = buildProgram({
     writeOut: (text) => process.stdout.write(text),
+    ...(process.stdin.isTTY && process.stdout.isTTY
+      ? { terminal: { input: process.stdin, output: process.stdout } }
+      : {}),
     connect: async ({ json }): Promise<CliContext> => {
       let n: ReturnType<typeof names>;
       try {

@@ -1,6 +1,7 @@
 import { isRuntimeFailure } from '@agentwire/bus';
 import { SessionProjection } from '@agentwire/contracts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { type ChatTerminal, chatCommand } from './chat-command.ts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { demoCommand } from './demo-command.ts';
@@ -22,6 +23,8 @@ export interface ProgramDeps {
   readonly connect: (options: { readonly json: boolean }) => Promise<CliContext>;
   /** Help text and other commander output for stdout. */
   readonly writeOut: (text: string) => void;
+  /** The terminal `chat` runs on; absent when stdin or stdout is not a terminal. */
+  readonly terminal?: ChatTerminal;
 }
 
 const SEQUENCE = /^\d{1,15}$/;
@@ -84,6 +87,28 @@ export function buildProgram(deps: ProgramDeps): Command {
       const ctx = await deps.connect({ json: cmd.opts().json === true });
       await action(ctx, ...(args.slice(0, -1) as A));
     };
+
+  program
+    .command('chat [sid]')
+    .description(
+      'talk to a session on this terminal: streamed replies, tool calls, y/n on permissions (for JSON, use tail --json)',
+    )
+    .addHelpText(
+      'after',
+      '\nCtrl-C interrupts the running turn, a second Ctrl-C (or Ctrl-D) exits; a lost connection is resumed by itself.\n\nExample:\n  $ agentwire chat            # a new session\n  $ agentwire chat ses_123',
+    )
+    .action(async (sid: string | undefined) => {
+      if (deps.terminal === undefined) {
+        throw new CliError(
+          'usage',
+          'chat needs a terminal on stdin and stdout (for a script, use prompt and tail --json)',
+          EXIT.usage,
+        );
+      }
+      if (sid !== undefined) checkSessionId(sid);
+      const ctx = await deps.connect({ json: false });
+      await chatCommand(ctx, deps.terminal, sid);
+    });
 
   command('new', 'open a new session and print its id', 'agentwire new').action(
     run(async (ctx) => {
