@@ -1,6 +1,10 @@
 /** Test helpers: a valid sample payload and event for every type. */
 export { createEvent } from './create-event.ts';
-export type { EventPayload, EventPayloadMap } from './event-payloads.ts';
+export {
+  EVENT_PAYLOAD_SCHEMAS,
+  type EventPayload,
+  type EventPayloadMap,
+} from './event-payloads.ts';
 export {
   type DurableEventType,
   EVENT_TYPES,
@@ -123,6 +127,7 @@ export {
   type RuntimeOp,
 } from './runtime-protocol.ts';
 export {
+  EventEnvelope,
   type SessionEvent,
   type SessionEventOf,
   SessionId,
