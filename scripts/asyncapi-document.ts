@@ -117,6 +117,12 @@ const eventHeaders: JsonObject = {
       type: 'string',
       description: "Only on a fence marker: the session's last number when it was set.",
     },
+    'Aw-Blobs': {
+      type: 'string',
+      pattern: '^[1-9][0-9]*$',
+      description:
+        'Present when that many string fields of the body were too large for a message: each holds a reference `aw-blob:sha256:<64 hex>:<bytes>` instead, whose content is the object named `<hex>` in the object store bucket `<prefix>_blobs` (docs/decisions/0162).',
+    },
     [HEADERS.traceparent]: { type: 'string', description: 'W3C trace context.' },
     [HEADERS.tracestate]: { type: 'string', description: 'W3C trace context.' },
   },
