@@ -194,6 +194,17 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
     expect(history.code).toBe(0);
     expect(history.stdout).toMatch(/^user \S+ .*\n {2}hello from the cli$/m);
     expect(history.stdout).toMatch(/^assistant /m);
+    const tip = JSON.parse((await agentwire('show', sid, '--json')).stdout).asOfSeq as number;
+    // Exact for a number: `not_caught_up` (exit 1) until the read side has it.
+    let exact = await agentwire('history', sid, '--as-of', String(tip));
+    for (let i = 0; i < 50 && exact.code !== 0; i++) {
+      expect(exact.stderr).toMatch(/\(not_caught_up\)\n$/);
+      await sleep(200);
+      exact = await agentwire('history', sid, '--as-of', String(tip));
+    }
+    expect(exact.stdout).toContain(
+      `as of #${tip} (follow on: agentwire tail ${sid} --from ${tip + 1})`,
+    );
     const page = JSON.parse((await agentwire('history', sid, '--json', '--limit', '1')).stdout);
     expect(page.messages).toHaveLength(1);
     expect(page.older ?? page.newer).toEqual(expect.any(String));

@@ -93,14 +93,21 @@ function formatHistoryMessage(entry: HistoryMessage, style: Style = PLAIN): stri
   return [head, ...body];
 }
 
-/** The lines of `agentwire history`: the messages, then the cursors of the pages around. */
-export function formatHistory(reply: HistoryReply, style: Style = PLAIN): string[] {
+/**
+ * The lines of `agentwire history`: the messages, then the cursors of the pages around.
+ * `exact` (the page was asked `--as-of`): only then is following on from `asOfSeq + 1`
+ * gapless; without it the page may trail its mark (docs/decisions/0181).
+ */
+export function formatHistory(reply: HistoryReply, style: Style = PLAIN, exact = false): string[] {
   const lines = reply.messages.flatMap((m) => formatHistoryMessage(m, style));
   if (lines.length === 0) lines.push(style.dim('no messages'));
   const sid = reply.sessionId;
+  const next = reply.asOfSeq + 1;
   lines.push(
     style.dim(
-      `as of #${reply.asOfSeq} (follow on: agentwire tail ${sid} --from ${reply.asOfSeq + 1})`,
+      exact
+        ? `as of #${reply.asOfSeq} (follow on: agentwire tail ${sid} --from ${next})`
+        : `as of #${reply.asOfSeq}`,
     ),
   );
   if (reply.older !== null)

@@ -269,7 +269,7 @@ export function buildProgram(deps: ProgramDeps): Command {
             ...(opts.asOf === undefined ? {} : { asOfSeq: opts.asOf }),
           });
           if (isRuntimeFailure(reply)) throw failureError('history', reply);
-          print(ctx, reply, formatHistory(reply, ctx.style));
+          print(ctx, reply, formatHistory(reply, ctx.style, opts.asOf !== undefined));
         },
       ),
     );
