@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type Stack, startStack } from '@agentwire/gateway/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +10,16 @@ import { type ChatPane, startChatPane } from './tmux-kit.ts';
 let env: TestEnvironment;
 let stack: Stack;
 let pane: ChatPane | undefined;
+let progressPane: ChatPane | undefined;
+
+const CLI = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../services/cli/src/main.ts',
+);
+const agentwire = (...args: string[]) =>
+  promisify(execFile)(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NATS_URL: env.natsUrl, AW_PREFIX: env.prefix },
+  });
 
 beforeAll(async () => {
   env = await createTestEnvironment();
@@ -14,6 +28,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await pane?.dispose();
+  await progressPane?.dispose();
   await stack?.stop();
   await env?.dispose();
 });
@@ -43,5 +58,21 @@ describe('agentwire chat on a pseudo-terminal (tmux) against the real stack', ()
     await pane.key('C-c');
     const exited = await pane.waitFor(/EXITED:\d+/, 'the exit');
     expect(exited).toMatch(/EXITED:0/);
+  });
+
+  it('prompt --wait draws a progress line on a terminal, and none when piped', async () => {
+    const sid = (await agentwire('new')).stdout.trim();
+    progressPane = await startChatPane('progress', env.natsUrl, env.prefix, [
+      'prompt',
+      sid,
+      '[scenario:slow_text] take your time',
+      '--wait',
+    ]);
+    await progressPane.waitFor(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the turn \d+s/, 'the progress line');
+    const done = await progressPane.waitFor(/EXITED:\d+/, 'the exit');
+    expect(done).toMatch(/ complete word0 word1 .* word39\nEXITED:0/);
+    expect(done).not.toMatch(/waiting for the turn/);
+    const piped = await agentwire('prompt', sid, '[scenario:streamed_text] hi', '--wait');
+    expect(piped.stdout).toMatch(/^\S+ complete Hello from the scripted model\.\n$/);
   });
 });

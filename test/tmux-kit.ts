@@ -12,7 +12,7 @@ const CLI = path.resolve(
   '../services/cli/src/main.ts',
 );
 
-/** `agentwire chat` in a tmux pane of its own tmux server, read and typed as a person does. */
+/** `agentwire chat` (or another command) in a tmux pane of its own tmux server, read and typed as a person does. */
 export interface ChatPane {
   /** The pane's text (colours off: NO_COLOR). */
   screen(): Promise<string>;
@@ -27,13 +27,15 @@ export interface ChatPane {
 }
 
 /**
- * Starts `agentwire chat` against `natsUrl` and `prefix` in a 200x50 pane of a tmux server
- * on its own socket. After chat exits the pane prints `EXITED:<code>` and stays.
+ * Starts `agentwire <args>` (`chat` by default) against `natsUrl` and `prefix` in a 200x50
+ * pane of a tmux server on its own socket. After it exits the pane prints `EXITED:<code>`
+ * and stays.
  */
 export async function startChatPane(
   name: string,
   natsUrl: string,
   prefix: string,
+  args: readonly string[] = ['chat'],
 ): Promise<ChatPane> {
   const socket = `aw-${name}-${process.pid}`;
   const tmux = (...args: string[]) => run('tmux', ['-L', socket, ...args]);
@@ -44,7 +46,7 @@ export async function startChatPane(
     'NO_COLOR=1',
     process.execPath,
     CLI,
-    'chat',
+    ...args.map((a) => `'${a.replaceAll("'", "'\\''")}'`),
     ';',
     'echo',
     'EXITED:$?',
