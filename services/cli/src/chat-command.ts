@@ -60,6 +60,9 @@ export async function chatCommand(
       resolve();
     });
   });
+  // SIGTERM (and SIGINT when not on a raw terminal) ends the chat like Ctrl-D.
+  const closeOnAbort = () => rl.close();
+  ctx.signal.addEventListener('abort', closeOnAbort, { once: true });
 
   const write = (text: string) => out.write(text);
   /** Prints whole lines above the prompt line, then shows the prompt again. */
@@ -237,6 +240,7 @@ export async function chatCommand(
     }
   })();
   await done;
+  ctx.signal.removeEventListener('abort', closeOnAbort);
   write('\n');
   await following;
 }
