@@ -15,7 +15,7 @@ case "$task" in
   # Style (biome), then knip (knip.json, docs/decisions/0152): no unused file, dependency or
   # export, no undeclared dependency; then, production code only, no export that only tests
   # import (an export kept for its tests says so with `@internal`).
-  lint)      biome check "$@" . && knip --no-progress --no-config-hints \
+  lint)      node scripts/asyncapi.ts --check && biome check "$@" . && knip --no-progress --no-config-hints \
                && exec knip --no-progress --no-config-hints --production --include exports,types ;;
   format)    exec biome format --write "$@" . ;;
   typecheck) exec tsc -p tsconfig.json --noEmit "$@" ;;
@@ -23,6 +23,7 @@ case "$task" in
   start)     exec node scripts/start.ts "$@" ;;
   migrate)   exec node libs/store/src/cli.ts "$@" ;;
   nats-config) exec node scripts/nats-config.ts "$@" ;;
+  asyncapi)  exec node scripts/asyncapi.ts "$@" ;;
   node)      exec node "$@" ;;
-  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|nats-config|node [args]" >&2; exit 2 ;;
+  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|nats-config|asyncapi|node [args]" >&2; exit 2 ;;
 esac

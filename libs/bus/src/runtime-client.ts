@@ -4,13 +4,16 @@ import {
   CreateReply,
   type EmptyRequest,
   ErrorReply,
+  type InputOp,
   InterruptReply,
   type Names,
   OpenReply,
   ProjectionGetReply,
   PromptReply,
   type PromptRequest,
+  RemoveInputReply,
   RenameReply,
+  ReorderInputsReply,
   type RuntimeErrorCode,
   type RuntimeOp,
 } from '@agentwire/contracts';
@@ -146,6 +149,36 @@ export class RuntimeClient {
     return this.#op(sessionId, 'answer_permission', answer, AckReply, options);
   }
 
+  /**
+   * Removes a waiting input (`turn_steer_discarded` `user_removed`, R14.4);
+   * `input_not_pending` when it is not waiting (any more).
+   */
+  removeInput(
+    sessionId: string,
+    inputId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RemoveInputReply>> {
+    return this.#op(sessionId, 'remove_input', { inputId }, RemoveInputReply, options);
+  }
+
+  /**
+   * Moves the listed waiting inputs to the front of the queue in this order; the others keep
+   * theirs (`turn_steer_reordered`, R14.4). The reply has the whole new order.
+   */
+  reorderInputs(
+    sessionId: string,
+    orderedInputIds: readonly string[],
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ReorderInputsReply>> {
+    return this.#op(
+      sessionId,
+      'reorder_inputs',
+      { orderedInputIds: [...orderedInputIds] },
+      ReorderInputsReply,
+      options,
+    );
+  }
+
   /** Ends a session (`session_ended`) and releases it. */
   close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>> {
     return this.#op(sessionId, 'close', {}, AckReply, options);
@@ -199,7 +232,7 @@ export class RuntimeClient {
   /** Sends an operation to `aw.rt.<sid>.<op>`. */
   #op<T>(
     sessionId: string,
-    op: RuntimeOp,
+    op: RuntimeOp | InputOp,
     body: unknown,
     schema: ReplySchema<T>,
     options: RequestOptions | undefined,

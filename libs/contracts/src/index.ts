@@ -1,6 +1,10 @@
 /** Test helpers: a valid sample payload and event for every type. */
 export { createEvent } from './create-event.ts';
-export type { EventPayload, EventPayloadMap } from './event-payloads.ts';
+export {
+  EVENT_PAYLOAD_SCHEMAS,
+  type EventPayload,
+  type EventPayloadMap,
+} from './event-payloads.ts';
 export {
   type DurableEventType,
   EVENT_TYPES,
@@ -110,14 +114,17 @@ export {
   ProjectionGetRequest,
   PromptReply,
   PromptRequest,
+  RemoveInputReply,
   RemoveInputRequest,
   RenameReply,
   RenameRequest,
+  ReorderInputsReply,
   ReorderInputsRequest,
   RuntimeErrorCode,
   type RuntimeOp,
 } from './runtime-protocol.ts';
 export {
+  EventEnvelope,
   type SessionEvent,
   type SessionEventOf,
   SessionId,

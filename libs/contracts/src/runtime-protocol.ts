@@ -243,6 +243,16 @@ export const ReorderInputsRequest = z.strictObject({
 /** `reorder_inputs` request. */
 export type ReorderInputsRequest = z.infer<typeof ReorderInputsRequest>;
 
+/** Reply of `remove_input`: the input that was removed. */
+export const RemoveInputReply = z.object({ ok: z.literal(true), inputId: z.string() });
+/** Reply of `remove_input`. */
+export type RemoveInputReply = z.infer<typeof RemoveInputReply>;
+
+/** Reply of `reorder_inputs`: the waiting inputs' ids in their new order. */
+export const ReorderInputsReply = z.object({ ok: z.literal(true), order: z.array(z.string()) });
+/** Reply of `reorder_inputs`. */
+export type ReorderInputsReply = z.infer<typeof ReorderInputsReply>;
+
 /** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
 const INPUT_OPS = ['remove_input', 'reorder_inputs'] as const;
 /** One input operation name. */

@@ -1,15 +1,25 @@
-import type { RuntimeClient, RuntimeFailure } from '@agentwire/bus';
+import type { QueryClient, RuntimeClient, RuntimeFailure } from '@agentwire/bus';
 import { CliError, EXIT, usageError } from './cli-error.ts';
+import type { Progress } from './progress.ts';
+import type { Style } from './style.ts';
 
-/** What a command needs: the client, two output lines and a stop signal (Ctrl-C). */
+/** What a command needs: the clients, two output lines and a stop signal (Ctrl-C). */
 export interface CliContext {
   readonly client: RuntimeClient;
+  /** The read side (`aw.query.*`): session lists and history. */
+  readonly query: QueryClient;
   /** Writes one line to stdout. */
   readonly out: (line: string) => void;
   /** Writes one line to stderr. */
   readonly err: (line: string) => void;
   /** Aborted on SIGINT/SIGTERM: long-running commands end cleanly. */
   readonly signal: AbortSignal;
+  /** `--json`: print JSON (one document, or one event per line) instead of text. */
+  readonly json: boolean;
+  /** Colours of text output (plain under `NO_COLOR` or off a terminal). */
+  readonly style: Style;
+  /** A progress line on waits, shown only when stdout is a terminal. */
+  readonly progress: Progress;
 }
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,200}$/;
@@ -23,8 +33,13 @@ export function checkSessionId(sessionId: string): void {
   }
 }
 
-const NOT_FOUND = new Set(['unknown_session', 'not_found', 'unknown_permission_request']);
-const USAGE = new Set(['invalid_request', 'empty_input', 'prompt_too_large']);
+const NOT_FOUND = new Set([
+  'unknown_session',
+  'not_found',
+  'unknown_permission_request',
+  'input_not_pending',
+]);
+const USAGE = new Set(['invalid_request', 'empty_input', 'prompt_too_large', 'bad_cursor']);
 
 /** A runtime failure as a {@link CliError}: exit 3 for unknown things, 2 for bad input, else 1. */
 export function failureError(what: string, failure: RuntimeFailure): CliError {

@@ -3,55 +3,85 @@ import { describe, expect, it } from 'vitest';
 import { failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { formatEvent, SUMMARY_MAX_CHARS } from './format-event.ts';
-import { parseCommand } from './parse-args.ts';
+import { buildProgram } from './program.ts';
+import { coloursEnabled, createStyle } from './style.ts';
 
-describe('parseCommand', () => {
-  it('parses every command', () => {
-    expect(parseCommand(['new'])).toEqual({ name: 'new' });
-    expect(parseCommand(['prompt', 's1', 'hello', 'there'])).toEqual({
-      name: 'prompt',
-      sessionId: 's1',
-      text: 'hello there',
-      wait: false,
-    });
-    expect(parseCommand(['prompt', 's1', 'hi', '--wait'])).toMatchObject({ wait: true });
-    expect(parseCommand(['follow', 's1', '--after', '12', '--until', 'turn_complete'])).toEqual({
-      name: 'follow',
-      sessionId: 's1',
-      after: 12,
-      until: 'turn_complete',
-    });
-    expect(parseCommand(['follow', 's1'])).toEqual({ name: 'follow', sessionId: 's1', after: 0 });
-    expect(parseCommand(['projection', 's1'])).toEqual({ name: 'projection', sessionId: 's1' });
-    expect(parseCommand(['answer', 's1', 'r1', 'deny', '--reason', 'no'])).toEqual({
-      name: 'answer',
-      sessionId: 's1',
-      requestId: 'r1',
-      decision: 'deny',
-      reason: 'no',
-    });
-    expect(parseCommand(['demo'])).toEqual({ name: 'demo' });
-    expect(parseCommand(['--help'])).toEqual({ name: 'help' });
+/** A program whose commands must not connect: parsing alone is under test. */
+function program() {
+  const written: string[] = [];
+  const connects: unknown[] = [];
+  const built = buildProgram({
+    writeOut: (text) => written.push(text),
+    connect: async (options) => {
+      connects.push(options);
+      throw new CliError('connect', 'connected', EXIT.failure);
+    },
+  });
+  return { built, written, connects };
+}
+
+const COMMANDS = [
+  'chat',
+  'new',
+  'prompt',
+  'follow',
+  'tail',
+  'sessions',
+  'history',
+  'show',
+  'projection',
+  'answer',
+  'interrupt',
+  'rename',
+  'queue',
+  'demo',
+];
+
+describe('the commander program', () => {
+  it('has every command, and --help on each prints its usage, --json and an example without connecting', async () => {
+    expect(
+      program()
+        .built.commands.map((c) => c.name())
+        .sort(),
+    ).toEqual([...COMMANDS].sort());
+    for (const name of COMMANDS) {
+      const { built, written, connects } = program();
+      await expect(built.parseAsync([name, '--help'], { from: 'user' })).rejects.toMatchObject({
+        code: 'commander.helpDisplayed',
+      });
+      const help = written.join('');
+      expect(help, name).toContain(`Usage: agentwire ${name}`);
+      // chat is interactive: its help points to tail --json instead.
+      expect(help, name).toContain(name === 'chat' ? 'tail --json' : '--json');
+      expect(help, name).toMatch(/Example:\n {2}\$ agentwire /);
+      expect(connects).toEqual([]);
+    }
   });
 
   it.each([
-    [[], /missing command/],
-    [['launch'], /unknown command "launch"/],
-    [['prompt', 's1'], /missing session id or text/],
-    [['follow', 's1', '--after=-3'], /--after must be a non-negative integer/],
-    [['follow', 's1', '--after', 'x'], /--after must be a non-negative integer/],
-    [['answer', 's1', 'r1', 'maybe'], /allow or deny, got "maybe"/],
-    [['new', 'extra'], /unexpected argument "extra"/],
-    [['follow', 's1', '--colour'], /Unknown option '--colour'/],
-  ])('rejects %j with a usage error', (argv, message) => {
-    const run = () => parseCommand(argv);
-    expect(run).toThrow(CliError);
-    expect(run).toThrow(message);
-    try {
-      run();
-    } catch (error) {
-      expect((error as CliError).exitCode).toBe(EXIT.usage);
-    }
+    [['launch'], /unknown command 'launch'/],
+    [['prompt', 's1'], /missing required argument 'text'/],
+    [['follow', 's1', '--after=-3'], /--after <n>.*must be a whole number of at least 0/],
+    [['follow', 's1', '--after', 'x'], /--after <n>.*must be a whole number of at least 0/],
+    [['tail', 's1', '--from', '0'], /--from <n>.*must be a whole number of at least 1/],
+    [['answer', 's1', 'r1', 'maybe'], /value 'maybe' is invalid .*allow, deny/],
+    [['new', 'extra'], /too many arguments/],
+    [['follow', 's1', '--colour'], /unknown option '--colour'/],
+    [['history', 's1', '--from', 'middle'], /argument 'middle' is invalid.*start, end/],
+    [['sessions', '--limit', '0'], /--limit <n>.*at least 1/],
+    [['queue', 's1', 'shuffle'], /value 'shuffle' is invalid .*list, rm, move/],
+  ])('refuses %j before connecting', async (argv, message) => {
+    const { built, connects } = program();
+    await expect(built.parseAsync(argv, { from: 'user' })).rejects.toThrow(message);
+    expect(connects).toEqual([]);
+  });
+
+  it('connects only to run a command, passing --json', async () => {
+    const { built, connects } = program();
+    await expect(built.parseAsync(['sessions', '--json'], { from: 'user' })).rejects.toThrow(
+      'connected',
+    );
+    expect(connects).toEqual([{ json: true }]);
   });
 });
 
@@ -103,5 +133,20 @@ describe('failureError', () => {
     const error = failureError('prompt', { ok: false, error: { code, message: 'm' } });
     expect(error.exitCode).toBe(exit);
     expect(error.message).toBe(`prompt: m (${code})`);
+  });
+});
+
+describe('colours', () => {
+  it('are off under a non-empty NO_COLOR, forced by FORCE_COLOR, else follow the terminal', () => {
+    const tty = { isTTY: true };
+    expect(coloursEnabled(tty, {})).toBe(true);
+    expect(coloursEnabled({}, {})).toBe(false);
+    expect(coloursEnabled(tty, { NO_COLOR: '1' })).toBe(false);
+    expect(coloursEnabled(tty, { NO_COLOR: '' })).toBe(true);
+    expect(coloursEnabled({}, { FORCE_COLOR: '1' })).toBe(true);
+    expect(coloursEnabled(tty, { FORCE_COLOR: '0' })).toBe(false);
+    expect(coloursEnabled(tty, { NO_COLOR: '1', FORCE_COLOR: '1' })).toBe(false);
+    expect(createStyle(true).bold('x')).toBe('\u001b[1mx\u001b[22m');
+    expect(createStyle(false).bold('x')).toBe('x');
   });
 });

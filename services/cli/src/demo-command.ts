@@ -35,7 +35,7 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
   const opened = await client.open();
   if (isRuntimeFailure(opened)) throw failureError('open', opened);
   const sid = opened.sessionId;
-  ctx.out(`session ${sid}`);
+  ctx.out(ctx.json ? JSON.stringify({ sessionId: sid }) : `session ${sid}`);
 
   const follower = client.follow(sid, opened.lastSequence);
   let ended: SessionEvent | undefined;
@@ -43,7 +43,7 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
   let titleTimer: NodeJS.Timeout | undefined;
   const following = (async () => {
     for await (const event of follower) {
-      ctx.out(formatEvent(event));
+      ctx.out(ctx.json ? JSON.stringify(event) : formatEvent(event));
       title = nextTitleJobState(title, event);
       if (event.type === 'permission_requested' && event.payload.requestId !== undefined) {
         const answer = await client.answerPermission(sid, {
@@ -51,8 +51,11 @@ export async function demoCommand(ctx: CliContext, options: DemoOptions = {}): P
           decision: 'allow',
           reason: 'agentwire demo',
         });
+        const outcome = answer.ok ? 'allow' : answer.error.code;
         ctx.out(
-          `     -> answered ${event.payload.requestId}: ${answer.ok ? 'allow' : answer.error.code}`,
+          ctx.json
+            ? JSON.stringify({ answered: event.payload.requestId, outcome })
+            : `     -> answered ${event.payload.requestId}: ${outcome}`,
         );
       }
       if (event.type === 'turn_complete' || event.type === 'turn_error') ended = event;
@@ -97,6 +100,10 @@ async function printProjection(ctx: CliContext, sid: string, seq: number, timeou
   for (;;) {
     const snapshot = await ctx.client.projection(sid);
     if (!isRuntimeFailure(snapshot) && snapshot.asOfSeq >= seq) {
+      if (ctx.json) {
+        ctx.out(JSON.stringify({ asOfSeq: snapshot.asOfSeq, projection: snapshot.projection }));
+        return;
+      }
       ctx.out(`projection (asOfSeq ${snapshot.asOfSeq}):`);
       ctx.out(JSON.stringify(snapshot.projection, null, 2));
       return;

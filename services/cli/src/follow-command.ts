@@ -36,7 +36,7 @@ export async function followCommand(ctx: CliContext, options: FollowOptions): Pr
     ctx.signal.addEventListener('abort', stop, { once: true });
     try {
       for await (const event of follower) {
-        ctx.out(formatEvent(event));
+        ctx.out(ctx.json ? JSON.stringify(event) : formatEvent(event));
         last = event.sequenceNumber;
         if (event.type === options.until) return last;
       }

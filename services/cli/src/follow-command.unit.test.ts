@@ -1,10 +1,16 @@
-import { BusError, type RuntimeClient, type SessionFollower } from '@agentwire/bus';
+import {
+  BusError,
+  type QueryClient,
+  type RuntimeClient,
+  type SessionFollower,
+} from '@agentwire/bus';
 import type { SessionEvent } from '@agentwire/contracts';
 import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { describe, expect, it } from 'vitest';
 import type { CliContext } from './cli-context.ts';
 import { CliError } from './cli-error.ts';
 import { followCommand } from './follow-command.ts';
+import { createStyle } from './style.ts';
 
 const events: SessionEvent[] = [1, 2, 3, 4, 5, 6].map((n) =>
   sampleSessionEvent(n === 6 ? 'turn_complete' : 'model_streaming', { sequenceNumber: n }),
@@ -46,6 +52,10 @@ function context(client: RuntimeClient) {
     out: (l) => out.push(l),
     err: (l) => err.push(l),
     signal: new AbortController().signal,
+    json: false,
+    style: createStyle(false),
+    progress: (_label, work) => work,
+    query: {} as QueryClient,
   };
   return { ctx, out, err };
 }

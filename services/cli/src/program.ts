@@ -1,0 +1,473 @@
+import { isRuntimeFailure } from '@agentwire/bus';
+import { SessionProjection } from '@agentwire/contracts';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { type ChatTerminal, chatCommand } from './chat-command.ts';
+import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
+import { CliError, EXIT } from './cli-error.ts';
+import { demoCommand } from './demo-command.ts';
+import { followCommand } from './follow-command.ts';
+import { formatPromptReply } from './format-prompt-reply.ts';
+import {
+  formatHistory,
+  formatProjection,
+  formatQueuedInput,
+  formatSessions,
+} from './format-read.ts';
+
+/** What the program needs from its process. */
+export interface ProgramDeps {
+  /**
+   * Connects to NATS and gives a command its context; called only when a command runs, so
+   * `--help` and usage errors never touch the network.
+   */
+  readonly connect: (options: { readonly json: boolean }) => Promise<CliContext>;
+  /** Help text and other commander output for stdout. */
+  readonly writeOut: (text: string) => void;
+  /** The terminal `chat` runs on; absent when stdin or stdout is not a terminal. */
+  readonly terminal?: ChatTerminal;
+}
+
+const SEQUENCE = /^\d{1,15}$/;
+
+function integer(min: number): (value: string) => number {
+  return (value) => {
+    if (!SEQUENCE.test(value) || Number(value) < min) {
+      throw new InvalidArgumentError(`must be a whole number of at least ${min}`);
+    }
+    return Number(value);
+  };
+}
+
+function sessionId(value: string): string {
+  try {
+    checkSessionId(value);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  return value;
+}
+
+const ENVIRONMENT = `
+Environment:
+  NATS_URL          the NATS server (default nats://127.0.0.1:4222)
+  AW_PREFIX         the subject prefix (default aw)
+  AW_CONNECT_TIMEOUT_MS  how long to try to reach NATS (default 5000)
+  NO_COLOR          set to turn colours off (FORCE_COLOR=1 forces them on)
+
+Exit codes: 0 ok, 1 failure (runtime error, timeout, no server), 2 bad usage,
+3 unknown session, permission request or queued input.`;
+
+/**
+ * The `agentwire` command line on commander: one subcommand per operation, each with
+ * `--json`, `--help` and an example. Parsing never connects; an action connects through
+ * `deps.connect`. Usage errors surface as commander errors (`exitOverride`); failures of
+ * commands as {@link CliError}.
+ */
+export function buildProgram(deps: ProgramDeps): Command {
+  const program = new Command('agentwire')
+    .description(
+      'The terminal frontend of agentwire: open, prompt, follow and inspect agent sessions over NATS.',
+    )
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: false })
+    .addHelpText('after', ENVIRONMENT);
+
+  const command = (name: string, description: string, example: string): Command => {
+    const cmd = program
+      .command(name)
+      .description(description)
+      .option('--json', 'print JSON instead of text')
+      .addHelpText('after', `\nExample:\n  $ ${example}`);
+    return cmd;
+  };
+  const run =
+    <A extends unknown[]>(action: (ctx: CliContext, ...args: A) => Promise<void>) =>
+    async (...args: unknown[]): Promise<void> => {
+      const cmd = args.at(-1) as Command;
+      const ctx = await deps.connect({ json: cmd.opts().json === true });
+      await action(ctx, ...(args.slice(0, -1) as A));
+    };
+
+  program
+    .command('chat [sid]')
+    .description(
+      'talk to a session on this terminal: streamed replies, tool calls, y/n on permissions (for JSON, use tail --json)',
+    )
+    .addHelpText(
+      'after',
+      '\nCtrl-C interrupts the running turn, a second Ctrl-C (or Ctrl-D) exits; a lost connection is resumed by itself.\n\nExample:\n  $ agentwire chat            # a new session\n  $ agentwire chat ses_123',
+    )
+    .action(async (sid: string | undefined) => {
+      if (deps.terminal === undefined) {
+        throw new CliError(
+          'usage',
+          'chat needs a terminal on stdin and stdout (for a script, use prompt and tail --json)',
+          EXIT.usage,
+        );
+      }
+      if (sid !== undefined) checkSessionId(sid);
+      const ctx = await deps.connect({ json: false });
+      await chatCommand(ctx, deps.terminal, sid);
+    });
+
+  command('new', 'open a new session and print its id', 'agentwire new').action(
+    run(async (ctx) => {
+      const opened = await ctx.client.open();
+      if (isRuntimeFailure(opened)) throw failureError('open', opened);
+      print(ctx, opened, [opened.sessionId]);
+    }),
+  );
+
+  command(
+    'prompt <sid> <text...>',
+    'send a prompt: it starts a turn, or waits in the queue while one runs',
+    'agentwire prompt ses_123 "explain the build" --wait',
+  )
+    .option('--wait', 'wait until the turn ends and print its response')
+    .addOption(
+      new Option(
+        '--delivery <how>',
+        'while a turn runs: queue it, or guide the running turn',
+      ).choices(['queue', 'guide']),
+    )
+    .action(
+      run(
+        async (
+          ctx,
+          sid: string,
+          words: string[],
+          opts: { wait?: boolean; delivery?: 'queue' | 'guide' },
+        ) => {
+          checkSessionId(sid);
+          const wait = opts.wait === true;
+          const request = {
+            text: words.join(' '),
+            wait,
+            ...(opts.delivery === undefined ? {} : { delivery: opts.delivery }),
+          };
+          const sent = ctx.client.prompt(sid, request, wait ? { timeoutMs: 600_000 } : {});
+          const reply = wait ? await ctx.progress('waiting for the turn', sent) : await sent;
+          if (isRuntimeFailure(reply)) throw failureError('prompt', reply);
+          print(ctx, reply, [formatPromptReply(reply, wait)]);
+        },
+      ),
+    );
+
+  command(
+    'follow <sid>',
+    'print events live after a number: sequence, type, summary (Ctrl-C ends it)',
+    'agentwire follow ses_123 --after 12 --until turn_complete',
+  )
+    .option(
+      '--after <n>',
+      'the last number already seen (default 0: from the start)',
+      integer(0),
+      0,
+    )
+    .option('--until <type>', 'stop after the first event of this type')
+    .action(
+      run(async (ctx, sid: string, opts: { after: number; until?: string }) => {
+        await followCommand(ctx, {
+          sessionId: sid,
+          after: opts.after,
+          ...(opts.until === undefined ? {} : { until: opts.until }),
+        });
+      }),
+    );
+
+  command(
+    'tail <sid>',
+    'print events live starting at a number (history first, then follow on)',
+    'agentwire tail ses_123 --from 40',
+  )
+    .option('--from <n>', 'the first number to print (default 1)', integer(1), 1)
+    .option('--until <type>', 'stop after the first event of this type')
+    .action(
+      run(async (ctx, sid: string, opts: { from: number; until?: string }) => {
+        await followCommand(ctx, {
+          sessionId: sid,
+          after: opts.from - 1,
+          ...(opts.until === undefined ? {} : { until: opts.until }),
+        });
+      }),
+    );
+
+  command(
+    'sessions',
+    'list sessions, most recently updated first',
+    'agentwire sessions --directory /src/app --limit 20',
+  )
+    .option('--directory <dir>', 'only sessions in this directory')
+    .option('--parent <sid>', 'only children of this session', sessionId)
+    .option('--roots', 'only sessions without a parent')
+    .option('--task-type <type>', 'only sessions of this task type')
+    .option('--archived', 'archived sessions instead of the others')
+    .option('--limit <n>', 'sessions per page (1-500, default 50)', integer(1))
+    .option('--cursor <cursor>', 'the page a previous listing pointed to')
+    .action(
+      run(
+        async (
+          ctx,
+          opts: {
+            directory?: string;
+            parent?: string;
+            roots?: boolean;
+            taskType?: string;
+            archived?: boolean;
+            limit?: number;
+            cursor?: string;
+          },
+        ) => {
+          if (opts.roots === true && opts.parent !== undefined) {
+            throw new CliError('usage', '--roots and --parent exclude each other', EXIT.usage);
+          }
+          const reply = await ctx.query.listSessions({
+            ...(opts.directory === undefined ? {} : { directory: opts.directory }),
+            ...(opts.parent === undefined ? {} : { parentId: opts.parent }),
+            ...(opts.roots === true ? { parentId: null } : {}),
+            ...(opts.taskType === undefined ? {} : { taskType: opts.taskType }),
+            archived: opts.archived === true,
+            ...(opts.limit === undefined ? {} : { limit: opts.limit }),
+            ...(opts.cursor === undefined ? {} : { cursor: opts.cursor }),
+          });
+          if (isRuntimeFailure(reply)) throw failureError('sessions', reply);
+          print(ctx, reply, formatSessions(reply, ctx.style));
+        },
+      ),
+    );
+
+  command(
+    'history <sid>',
+    "print one page of a session's messages with their parts",
+    'agentwire history ses_123 --from end --limit 20',
+  )
+    .option('--limit <n>', 'messages per page (1-500, default 100)', integer(1))
+    .option('--cursor <cursor>', 'the page an earlier page pointed to (older or newer)')
+    .addOption(
+      new Option('--from <start|end>', 'start at the oldest or the newest message').choices([
+        'start',
+        'end',
+      ]),
+    )
+    .option('--as-of <n>', 'the history as it was at this event number', integer(0))
+    .action(
+      run(
+        async (
+          ctx,
+          sid: string,
+          opts: { limit?: number; cursor?: string; from?: 'start' | 'end'; asOf?: number },
+        ) => {
+          checkSessionId(sid);
+          if (opts.cursor !== undefined && opts.from !== undefined) {
+            throw new CliError('usage', '--cursor and --from exclude each other', EXIT.usage);
+          }
+          const reply = await ctx.query.history({
+            sessionId: sid,
+            ...(opts.limit === undefined ? {} : { limit: opts.limit }),
+            ...(opts.cursor === undefined ? {} : { cursor: opts.cursor }),
+            ...(opts.from === undefined ? {} : { from: opts.from }),
+            ...(opts.asOf === undefined ? {} : { asOfSeq: opts.asOf }),
+          });
+          if (isRuntimeFailure(reply)) throw failureError('history', reply);
+          print(ctx, reply, formatHistory(reply, ctx.style, opts.asOf !== undefined));
+        },
+      ),
+    );
+
+  command(
+    'show <sid>',
+    "print a readable summary of a session's projection",
+    'agentwire show ses_123',
+  ).action(
+    run(async (ctx, sid: string) => {
+      const { asOfSeq, projection } = await readProjection(ctx, 'show', sid);
+      print(ctx, { asOfSeq, projection }, formatProjection(projection, asOfSeq, ctx.style));
+    }),
+  );
+
+  command(
+    'projection <sid>',
+    "print the session's projection as JSON",
+    'agentwire projection ses_123',
+  ).action(
+    run(async (ctx, sid: string) => {
+      checkSessionId(sid);
+      const snapshot = await ctx.client.projection(sid);
+      if (isRuntimeFailure(snapshot)) throw failureError('projection', snapshot);
+      const value = { asOfSeq: snapshot.asOfSeq, projection: snapshot.projection };
+      ctx.out(ctx.json ? JSON.stringify(value) : JSON.stringify(value, null, 2));
+    }),
+  );
+
+  command(
+    'answer <sid> <requestId>',
+    'answer a permission request',
+    'agentwire answer ses_123 perm_9 allow --reason "looks safe"',
+  )
+    .addArgument(new Argument('<decision>', 'allow or deny').choices(['allow', 'deny']))
+    .option('--reason <text>', 'why, recorded with the answer')
+    .action(
+      run(
+        async (
+          ctx,
+          sid: string,
+          requestId: string,
+          decision: 'allow' | 'deny',
+          opts: { reason?: string },
+        ) => {
+          checkSessionId(sid);
+          const reply = await ctx.client.answerPermission(sid, {
+            requestId,
+            decision,
+            ...(opts.reason === undefined ? {} : { reason: opts.reason }),
+          });
+          if (isRuntimeFailure(reply)) throw failureError('answer', reply);
+          print(ctx, { ok: true, requestId, decision }, [`${requestId} ${decision}`]);
+        },
+      ),
+    );
+
+  command('interrupt <sid>', 'stop the running turn', 'agentwire interrupt ses_123').action(
+    run(async (ctx, sid: string) => {
+      checkSessionId(sid);
+      const reply = await ctx.client.interrupt(sid);
+      if (isRuntimeFailure(reply)) throw failureError('interrupt', reply);
+      print(ctx, reply, [`interrupted ${reply.turnId}`]);
+    }),
+  );
+
+  command(
+    'rename <sid> <title...>',
+    'set the session title',
+    'agentwire rename ses_123 "fix the login bug"',
+  ).action(
+    run(async (ctx, sid: string, words: string[]) => {
+      checkSessionId(sid);
+      const reply = await ctx.client.rename(sid, words.join(' '));
+      if (isRuntimeFailure(reply)) throw failureError('rename', reply);
+      print(ctx, reply, [reply.title]);
+    }),
+  );
+
+  command(
+    'queue <sid>',
+    'list, remove or move the inputs waiting for the running turn to end',
+    'agentwire queue ses_123 move in_2 1',
+  )
+    .addArgument(
+      new Argument('[action]', 'list (default), rm <inputId>, move <inputId> <position>')
+        .choices(['list', 'rm', 'move'])
+        .default('list'),
+    )
+    .argument('[args...]', 'the input id (rm, move) and the new 1-based position (move)')
+    .addHelpText(
+      'after',
+      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2',
+    )
+    .action(
+      run(async (ctx, sid: string, action: 'list' | 'rm' | 'move', args: string[]) => {
+        await queueCommand(ctx, sid, action, args);
+      }),
+    );
+
+  command(
+    'demo',
+    'run a scripted session end to end (tools, a permission, the projection)',
+    'agentwire demo',
+  ).action(
+    run(async (ctx) => {
+      await demoCommand(ctx);
+    }),
+  );
+
+  program.configureOutput({ writeOut: deps.writeOut });
+  for (const cmd of [program, ...program.commands]) {
+    cmd.exitOverride();
+    cmd.configureOutput({ writeOut: deps.writeOut, writeErr: () => {}, outputError: () => {} });
+  }
+  return program;
+}
+
+async function readProjection(
+  ctx: CliContext,
+  what: string,
+  sid: string,
+): Promise<{ asOfSeq: number; projection: SessionProjection }> {
+  checkSessionId(sid);
+  const snapshot = await ctx.client.projection(sid);
+  if (isRuntimeFailure(snapshot)) throw failureError(what, snapshot);
+  const parsed = SessionProjection.safeParse(snapshot.projection);
+  if (!parsed.success) {
+    throw new CliError(
+      'invalid_reply',
+      `${what}: the projection of ${sid} has an unknown shape`,
+      EXIT.failure,
+    );
+  }
+  return { asOfSeq: snapshot.asOfSeq, projection: parsed.data };
+}
+
+function usage(message: string): CliError {
+  return new CliError('usage', message, EXIT.usage);
+}
+
+async function queueCommand(
+  ctx: CliContext,
+  sid: string,
+  action: 'list' | 'rm' | 'move',
+  args: readonly string[],
+): Promise<void> {
+  checkSessionId(sid);
+  const arity = { list: 0, rm: 1, move: 2 }[action];
+  if (args.length !== arity) {
+    const want = { list: 'no arguments', rm: 'an input id', move: 'an input id and a position' };
+    throw usage(`queue ${action} takes ${want[action]}, got ${args.length}`);
+  }
+  if (action === 'rm') {
+    const inputId = args[0] ?? '';
+    const reply = await ctx.client.removeInput(sid, inputId);
+    if (isRuntimeFailure(reply)) throw failureError('queue rm', reply);
+    print(ctx, reply, [`removed ${reply.inputId}`]);
+    return;
+  }
+  const { asOfSeq, projection } = await readProjection(ctx, `queue ${action}`, sid);
+  const waiting = projection.pendingSteerInputs;
+  if (action === 'list') {
+    print(
+      ctx,
+      { ok: true, sessionId: sid, asOfSeq, inputs: waiting },
+      waiting.length === 0
+        ? [ctx.style.dim('the queue is empty')]
+        : waiting.map((input, i) => formatQueuedInput(input, i, ctx.style)),
+    );
+    return;
+  }
+  const [inputId = '', at = ''] = args;
+  if (!SEQUENCE.test(at) || Number(at) < 1) {
+    throw usage(
+      `queue move: the position must be a whole number of at least 1, got ${JSON.stringify(at)}`,
+    );
+  }
+  const ids = waiting.map((input) => input.pendingInputId);
+  if (!ids.includes(inputId)) {
+    throw new CliError(
+      'input_not_pending',
+      `queue move: no waiting input ${inputId} in ${sid} (as of #${asOfSeq})`,
+      EXIT.notFound,
+    );
+  }
+  const order = ids.filter((id) => id !== inputId);
+  order.splice(Math.min(Number(at), ids.length) - 1, 0, inputId);
+  const reply = await ctx.client.reorderInputs(sid, order);
+  if (isRuntimeFailure(reply)) throw failureError('queue move', reply);
+  print(
+    ctx,
+    reply,
+    reply.order.map((id, i) => `${String(i + 1).padStart(3)}. ${id}`),
+  );
+}
+
+function print(ctx: CliContext, value: unknown, lines: readonly string[]): void {
+  if (ctx.json) ctx.out(JSON.stringify(value));
+  else for (const line of lines) ctx.out(line);
+}
