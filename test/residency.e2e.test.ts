@@ -62,7 +62,10 @@ describe('residency keeps its promises (issue 19, R11, R16.6)', () => {
     expect(refused).toEqual([]);
     const runtime = stack.runtimes.get('resA');
     const reclaims = runtime?.lines.filter((l) => l.includes('session reclaimed')) ?? [];
-    expect(reclaims.length).toBeGreaterThanOrEqual(SESSIONS); // the race was really run
+    // The race was really run: sessions were reclaimed between their prompts. How often
+    // depends on how long turns take (a saturated machine keeps sessions busy longer), so
+    // the bar is half the sessions, not a count tuned to one machine's speed.
+    expect(reclaims.length).toBeGreaterThanOrEqual(SESSIONS / 2);
 
     for (const sid of sids) {
       const messages = await readSessionMessages(stack.bus.js, names, sid);
