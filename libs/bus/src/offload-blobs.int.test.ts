@@ -1,4 +1,5 @@
-import { createEvent, names, withSequenceNumber } from '@agentwire/contracts';
+import { createEvent, names } from '@agentwire/contracts';
+import { withSequenceNumber } from '@agentwire/contracts/testing';
 import type { TestEnvironment } from '@agentwire/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createEvent, names, withSequenceNumber } from '@agentwire/contracts';
+import { createEvent, names } from '@agentwire/contracts';
+import { withSequenceNumber } from '@agentwire/contracts/testing';
 import { type NatsServerProcess, startNatsServer } from '@agentwire/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';

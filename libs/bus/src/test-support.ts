@@ -1,11 +1,7 @@
 /** Helpers shared by this package's integration tests (not exported from the package). */
 import { randomBytes } from 'node:crypto';
-import {
-  createEvent,
-  type Names,
-  type SessionEvent,
-  withSequenceNumber,
-} from '@agentwire/contracts';
+import { createEvent, type Names, type SessionEvent } from '@agentwire/contracts';
+import { withSequenceNumber } from '@agentwire/contracts/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';

@@ -13,7 +13,7 @@ export {
   isEventType,
   isTransientEventType,
 } from './event-types.ts';
-export { isTerminalLedgerStatus, LedgerStatus } from './ledger.ts';
+export { LedgerStatus } from './ledger.ts';
 export { AssistantMessage, Message, MessageTokens, UserMessage } from './messages/message.ts';
 export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
 export {
@@ -51,10 +51,7 @@ export {
 export { PermissionDecision, RiskLevel } from './payloads/permission.ts';
 export { EarlyTurnEnd } from './payloads/turn.ts';
 export { nextCommandVersion } from './persistence/command-version.ts';
-export {
-  decodePersistenceCommand,
-  parsePersistenceCommandOrThrow,
-} from './persistence/parse-persistence-command.ts';
+export { decodePersistenceCommand } from './persistence/parse-persistence-command.ts';
 export {
   EnsureSessionCommand,
   type PersistenceCommand,
@@ -128,7 +125,6 @@ export {
   type SessionEvent,
   type SessionEventOf,
   SessionId,
-  withSequenceNumber,
 } from './session-event.ts';
 export { DEFAULT_PREFIX, HEADERS, type Names, names } from './subjects.ts';
 export {

@@ -8,8 +8,3 @@ import { z } from 'zod';
 export const LedgerStatus = z.enum(['admitted', 'promoted', 'cancelled', 'discarded', 'failed']);
 /** Status of a ledger row. */
 export type LedgerStatus = z.infer<typeof LedgerStatus>;
-
-/** True for a terminal ledger status (R14.2). */
-export function isTerminalLedgerStatus(status: LedgerStatus): boolean {
-  return status !== 'admitted';
-}

@@ -1,4 +1,3 @@
-export { installContextPropagation } from './context-propagation.ts';
 export { createLogger, type Logger, noopLogger } from './logger.ts';
 export {
   counter,

@@ -1,6 +1,7 @@
 import { eventHeaders, publishCommand } from '@agentwire/bus';
 import { isDurableEventType, names } from '@agentwire/contracts';
-import { ATTRS, installContextPropagation } from '@agentwire/telemetry';
+import { ATTRS } from '@agentwire/telemetry';
+import { installContextPropagation } from '@agentwire/telemetry/testing';
 import { createTestEnvironment, type TestEnvironment, waitUntil } from '@agentwire/testing';
 import { SpanKind } from '@opentelemetry/api';
 import {

@@ -11,11 +11,14 @@ import {
   type EventType,
   type Part,
   type PersistenceCommand,
-  parsePersistenceCommandOrThrow,
   parseSessionEventOrThrow,
   type SessionEvent,
 } from '@agentwire/contracts';
-import { SAMPLE_TRACE_ID, sampleEventPayloads } from '@agentwire/contracts/testing';
+import {
+  parsePersistenceCommandOrThrow,
+  SAMPLE_TRACE_ID,
+  sampleEventPayloads,
+} from '@agentwire/contracts/testing';
 import { seededRandom } from '@agentwire/testing';
 
 /** One message of the workload. */

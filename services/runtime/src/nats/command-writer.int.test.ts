@@ -4,8 +4,8 @@ import {
   names as namesOf,
   type PersistenceCommand,
   type PersistenceConfirmation,
-  parsePersistenceCommandOrThrow,
 } from '@agentwire/contracts';
+import { parsePersistenceCommandOrThrow } from '@agentwire/contracts/testing';
 import { countingIds, RecordingLogger, steppingClock } from '@agentwire/engine/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { AckPolicy, type ConsumerMessages } from '@nats-io/jetstream';
