@@ -91,7 +91,9 @@ describe('startPullConsumer: the one pull loop of the services', () => {
 
   it('keeps a slow batch in progress: a short ack wait redelivers nothing', async () => {
     const { consumer, backlog } = await durable('slow', 1_000);
-    await publish('slow', ['ok:1', 'ok:2']);
+    // One message: a fetch may hand over two in one batch or one at a time, and with one
+    // batch in flight the held batch would keep a second one waiting either way.
+    await publish('slow', ['ok:1']);
     const deliveries: number[] = [];
     let release = () => {};
     const held = new Promise<void>((resolve) => {
@@ -111,14 +113,14 @@ describe('startPullConsumer: the one pull loop of the services', () => {
       maxInFlight: 1,
       keepAliveMs: 250,
     });
-    await waitUntil(() => deliveries.length === 2, { what: 'the batch delivered' });
+    await waitUntil(() => deliveries.length >= 1, { what: 'the batch delivered' });
     // Twice the ack wait passes while the batch is held: kept alive, it is not redelivered.
-    await waitUntil(async () => (await backlog()).ackPending === 2, { what: 'in progress' });
+    await waitUntil(async () => (await backlog()).ackPending === 1, { what: 'in progress' });
     const since = Date.now();
     await waitUntil(() => Date.now() - since > 2_200, { intervalMs: 100, what: 'two ack waits' });
     release();
     await waitUntil(async () => (await backlog()).ackPending === 0, { what: 'acked' });
     await running.stop();
-    expect(deliveries).toEqual([1, 1]);
+    expect(deliveries).toEqual([1]);
   });
 });
