@@ -280,3 +280,54 @@ describe('followSession with a base outside the retained window (R15.1)', () => 
     expect(await done).toBeNull();
   });
 });
+
+describe('followSession when its consumer drops a message (a client reset across a reconnect)', () => {
+  it('sees the skipped durable event by the Aw-Prev-Seq chain and replays it, in order, once', async () => {
+    const sid = 'skipped-durable';
+    await publishRange(nc, sid, 1, 8);
+    const real = jetstream(nc);
+    let dropped = false;
+    // The consumer's first iterator loses durable event 5 (as a reset consumer loses what it
+    // had buffered); a consumer created afterwards is the real one.
+    const js = new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop !== 'consumers') return Reflect.get(target, prop, receiver);
+        return {
+          get: async (...args: Parameters<typeof real.consumers.get>) => {
+            const consumer = await real.consumers.get(...args);
+            const consume = consumer.consume.bind(consumer);
+            return Object.assign(Object.create(consumer), {
+              consume: async (opts?: Parameters<typeof consume>[0]) => {
+                const messages = await consume(opts);
+                if (dropped) return messages;
+                const iterate = messages[Symbol.asyncIterator].bind(messages);
+                return Object.assign(Object.create(messages), {
+                  close: () => messages.close(),
+                  closed: () => messages.closed(),
+                  status: () => messages.status(),
+                  [Symbol.asyncIterator]: async function* () {
+                    for await (const m of { [Symbol.asyncIterator]: iterate }) {
+                      if (!dropped && m.headers?.get(HEADERS.sequence) === '5') {
+                        dropped = true;
+                        continue;
+                      }
+                      yield m;
+                    }
+                  },
+                });
+              },
+            });
+          },
+        };
+      },
+    }) as typeof real;
+    const seen: number[] = [];
+    const follower = followSession(js, names(env.prefix), sid, { afterSequence: 0 });
+    const done = collect(follower, seen);
+    await waitUntil(() => seen.length >= 8, { what: 'all eight events' });
+    await follower.stop();
+    await done;
+    expect(dropped).toBe(true);
+    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+});

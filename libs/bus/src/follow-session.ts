@@ -95,6 +95,12 @@ export function followSession(
   // one was read: then the start follows the base as at first).
   let streamSequence = 0;
   let blobs: BlobStore | undefined;
+  // The highest non-transient (`ev`) number met: every event's `Aw-Prev-Seq` names its
+  // durable predecessor, so one naming a higher number shows the consumer skipped a durable
+  // event it still retains (a client consumer reset across a reconnect can drop what it
+  // had buffered). The follower then replays from its base instead of going on past it.
+  let durableMet: number | undefined;
+  let rewoundAt: number | undefined;
 
   async function* run(): AsyncGenerator<SessionEvent> {
     while (!stopped) {
@@ -109,6 +115,17 @@ export function followSession(
       });
       try {
         yield* read(current, watch);
+      } catch (error) {
+        if (!(error instanceof SkippedDurable) || stopped) throw error;
+        // Replay the session's retained messages and skip what was yielded: the skipped
+        // durable event comes next, in order.
+        logger.warn(
+          { after: last, missing: error.missing },
+          'consumer skipped an event; replaying',
+        );
+        streamSequence = 0;
+        durableMet = undefined;
+        continue;
       } finally {
         unlisten?.();
       }
@@ -141,8 +158,18 @@ export function followSession(
       return undefined;
     }
     const previous = headerPreviousSequence(m.headers);
+    if (previous !== undefined && durableMet !== undefined && previous > durableMet) {
+      // Once per number: a second time, the predecessor is truly gone (0103).
+      if (rewoundAt !== last) {
+        rewoundAt = last;
+        throw new SkippedDurable(previous);
+      }
+    }
     if (previous !== undefined && previous > met) {
       throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
+    }
+    if (hinted !== undefined && n.parseEventSubject(m.subject)?.turnId === null) {
+      durableMet = Math.max(durableMet ?? 0, hinted);
     }
     if (hinted !== undefined) met = Math.max(met, hinted);
     const decoded = decodeSessionEvent(m.data);
@@ -187,6 +214,17 @@ export function followSession(
       await messages?.close();
     },
   };
+}
+
+/** The consumer delivered an event whose durable predecessor it skipped. */
+class SkippedDurable extends Error {
+  override readonly name = 'SkippedDurable';
+  readonly missing: number;
+
+  constructor(missing: number) {
+    super(`the consumer skipped durable event ${missing}`);
+    this.missing = missing;
+  }
 }
 
 /** How many of the latest numbers a follower remembers the event ids of. */
