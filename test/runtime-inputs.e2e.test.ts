@@ -180,7 +180,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
       { timeoutMs: 10_000, what: 'admitted row' },
     );
     await stack.killRuntime(owner);
-    const next = await client.runTurn(sid, 'carry on', follow);
+    const next = await client.runTurn(sid, 'carry on', follow, { inputId: `${sid}-carry-on` });
     expect(next).toMatchObject({ ok: true, status: 'complete' });
     await follow.stop();
     const types = follow.events.map((e) => e.type);

@@ -40,10 +40,27 @@ export class WireDriver {
   /**
    * Prompts `text` with `wait: true` and returns the runtime's reply; when the reply says the
    * turn completed, first waits until `follow` has seen the turn end (its last event is a
-   * `turn_complete`). Any other reply comes back at once, for the test to assert on.
+   * `turn_complete`). Any other reply comes back at once, for the test to assert on. With an
+   * `inputId`, a request that got no reply is sent again with it, as a frontend retries (the
+   * runtime answers the same input once, issue 9): right after a runtime's SIGKILL, the
+   * broker may still hand a request to the dead instance's subscription.
    */
-  async runTurn(sessionId: string, text: string, follow: Follow): Promise<RuntimeReply> {
-    const reply = await this.op(sessionId, 'prompt', { text, wait: true });
+  async runTurn(
+    sessionId: string,
+    text: string,
+    follow: Follow,
+    options: { readonly inputId?: string } = {},
+  ): Promise<RuntimeReply> {
+    const body = { text, wait: true, ...options };
+    let reply: RuntimeReply | undefined;
+    for (let attempt = 0; reply === undefined; attempt += 1) {
+      try {
+        reply = await this.op(sessionId, 'prompt', body);
+      } catch (err) {
+        const timedOut = err instanceof Error && /timeout/i.test(err.message);
+        if (options.inputId === undefined || !timedOut || attempt >= 2) throw err;
+      }
+    }
     if (reply.ok && reply.status === 'complete') {
       await waitUntil(() => follow.events.at(-1)?.type === 'turn_complete', {
         timeoutMs: 10_000,
