@@ -10,9 +10,9 @@ import {
   QueryErrorReply,
   type QueryOp,
 } from '@agentwire/contracts';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
-import { BusError } from './bus-error.ts';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { BusConnection } from './connect-bus.ts';
+import { type ReplySchema, requestReply } from './request-reply.ts';
 import type { RequestOptions, RuntimeFailure, RuntimeResult } from './runtime-client.ts';
 
 /** Options of {@link QueryClient}. */
@@ -20,16 +20,6 @@ export interface QueryClientOptions {
   /** Default reply timeout, ms (15 s). */
   readonly timeoutMs?: number;
 }
-
-interface ReplySchema<T> {
-  safeParse(
-    value: unknown,
-  ):
-    | { success: true; data: T }
-    | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
-}
-
-const encoder = new TextEncoder();
 
 /**
  * A typed client of the read side (DESIGN.md "The read side": `<prefix>.query.<op>`), one
@@ -72,61 +62,17 @@ export class QueryClient {
     return this.#request('delete', { sessionId }, DeleteReply, options);
   }
 
-  async #request<T>(
+  #request<T>(
     op: QueryOp,
     body: unknown,
     schema: ReplySchema<T>,
     options: RequestOptions | undefined,
   ): Promise<RuntimeResult<T>> {
-    if (this.#nc.isClosed()) {
-      throw new BusError('the NATS connection is closed', {
-        code: 'not_connected',
-        retryable: false,
-      });
-    }
-    const subject = this.#names.query(op);
-    const timeout = options?.timeoutMs ?? this.#timeoutMs;
-    let raw: unknown;
-    try {
-      const reply = await this.#nc.request(subject, encoder.encode(JSON.stringify(body)), {
-        timeout,
-      });
-      raw = reply.json<unknown>();
-    } catch (cause) {
-      return transportFailure(subject, timeout, cause);
-    }
-    const error = QueryErrorReply.safeParse(raw);
-    if (error.success) return error.data as RuntimeFailure;
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    return failure('invalid_reply', `unexpected reply on ${subject}: ${issues.join('; ')}`);
-  }
-}
-
-function failure(code: string, message: string): RuntimeFailure {
-  return { ok: false, error: { code, message } };
-}
-
-function transportFailure(subject: string, timeoutMs: number, cause: unknown): RuntimeFailure {
-  if (cause instanceof errors.TimeoutError) {
-    return failure('timeout', `no reply on ${subject} within ${timeoutMs} ms`);
-  }
-  if (
-    (cause instanceof errors.RequestError && cause.isNoResponders()) ||
-    cause instanceof errors.NoRespondersError
-  ) {
-    return failure('unavailable', `no query service answers ${subject}`);
-  }
-  if (cause instanceof errors.ClosedConnectionError) {
-    throw new BusError('the NATS connection is closed', {
-      code: 'not_connected',
-      retryable: false,
-      cause,
+    return requestReply(this.#nc, this.#names.query(op), body, {
+      schema,
+      errorSchema: QueryErrorReply as ReplySchema<RuntimeFailure>,
+      timeoutMs: options?.timeoutMs ?? this.#timeoutMs,
+      service: 'query service',
     });
   }
-  if (cause instanceof SyntaxError) {
-    return failure('invalid_reply', `reply on ${subject} is not JSON: ${cause.message}`);
-  }
-  throw cause;
 }

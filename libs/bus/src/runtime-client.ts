@@ -17,10 +17,11 @@ import {
   type RuntimeErrorCode,
   type RuntimeOp,
 } from '@agentwire/contracts';
-import { errors, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 import type { BusConnection } from './connect-bus.ts';
 import { followSession, type SessionFollower } from './follow-session.ts';
+import { failure, type ReplySchema, requestReply } from './request-reply.ts';
 import { lastSessionSequence } from './session-state.ts';
 
 /**
@@ -68,19 +69,8 @@ export interface ProjectionSnapshotReply {
   readonly asOfSeq: number;
 }
 
-const encoder = new TextEncoder();
-
 /** Header a KV delete or purge marker carries (`DEL`, `PURGE`); absent on a put. */
 const KV_OPERATION = 'KV-Operation';
-
-/** The part of a zod schema the client uses (the bus takes no direct zod dependency). */
-interface ReplySchema<T> {
-  safeParse(
-    value: unknown,
-  ):
-    | { success: true; data: T }
-    | { success: false; error: { issues: readonly { path: PropertyKey[]; message: string }[] } };
-}
 
 /**
  * A typed frontend client of the runtime (DESIGN.md "Subjects": `aw.rt.open`,
@@ -246,55 +236,19 @@ export class RuntimeClient {
     return this.#request(subject, body, schema, options);
   }
 
-  async #request<T>(
+  #request<T>(
     subject: string,
     body: unknown,
     schema: ReplySchema<T>,
     options: RequestOptions | undefined,
   ): Promise<RuntimeResult<T>> {
-    if (this.#nc.isClosed()) throw new BusError('the NATS connection is closed', notConnected);
-    const timeout = options?.timeoutMs ?? this.#timeoutMs;
-    let raw: unknown;
-    try {
-      const reply = await this.#nc.request(subject, encoder.encode(JSON.stringify(body)), {
-        timeout,
-      });
-      raw = reply.json<unknown>();
-    } catch (cause) {
-      return transportFailure(subject, timeout, cause);
-    }
-    const error = ErrorReply.safeParse(raw);
-    if (error.success) return error.data;
-    const parsed = schema.safeParse(raw);
-    if (parsed.success) return parsed.data;
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    return failure('invalid_reply', `unexpected reply on ${subject}: ${issues.join('; ')}`);
+    return requestReply(this.#nc, subject, body, {
+      schema,
+      errorSchema: ErrorReply as ReplySchema<RuntimeFailure>,
+      timeoutMs: options?.timeoutMs ?? this.#timeoutMs,
+      service: 'service',
+    });
   }
-}
-
-const notConnected = { code: 'not_connected', retryable: false } as const;
-
-function failure(code: RuntimeFailureCode, message: string): RuntimeFailure {
-  return { ok: false, error: { code, message } };
-}
-
-function transportFailure(subject: string, timeoutMs: number, cause: unknown): RuntimeFailure {
-  if (cause instanceof errors.TimeoutError) {
-    return failure('timeout', `no reply on ${subject} within ${timeoutMs} ms`);
-  }
-  if (cause instanceof errors.RequestError && cause.isNoResponders()) {
-    return failure('unavailable', `no service answers ${subject}`);
-  }
-  if (cause instanceof errors.NoRespondersError) {
-    return failure('unavailable', `no service answers ${subject}`);
-  }
-  if (cause instanceof errors.ClosedConnectionError) {
-    throw new BusError('the NATS connection is closed', { ...notConnected, cause });
-  }
-  if (cause instanceof SyntaxError) {
-    return failure('invalid_reply', `reply on ${subject} is not JSON: ${cause.message}`);
-  }
-  throw cause;
 }
 
 /** True when a result is a {@link RuntimeFailure}. */
