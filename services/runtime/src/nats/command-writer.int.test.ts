@@ -35,12 +35,14 @@ afterAll(async () => {
  * confirmation lost on core NATS).
  */
 async function fakeWorker(
+  sessionId: string,
   answer: (c: PersistenceCommand, nth: number) => PersistenceConfirmation | undefined,
 ): Promise<{ seen: PersistenceCommand[]; stop: () => Promise<void> }> {
+  // One session's commands only: the stream still holds the earlier tests' commands.
   await bus.jsm.consumers.add(n.commandsStream, {
     durable_name: 'fake-worker',
     ack_policy: AckPolicy.Explicit,
-    filter_subject: n.allCommandsFilter,
+    filter_subject: n.commandSubject(sessionId),
   });
   const consumer = await bus.js.consumers.get(n.commandsStream, 'fake-worker');
   const seen: PersistenceCommand[] = [];
@@ -98,7 +100,7 @@ const ctx = { sequence: 1, traceId: 'a'.repeat(32) };
 describe('CommandWriter: the session row and titles wait for their commit (docs/decisions/0130)', () => {
   it('republishes a write whose confirmation was lost, and reports the answer as republished', async () => {
     // The first delivery is applied but its confirmation lost; the republish is a duplicate.
-    const worker = await fakeWorker((c, nth) =>
+    const worker = await fakeWorker('cw-lost', (c, nth) =>
       nth === 1
         ? undefined
         : { commandId: c.commandId, sessionId: c.sessionId, ok: true, outcome: 'duplicate' },
@@ -118,7 +120,7 @@ describe('CommandWriter: the session row and titles wait for their commit (docs/
   });
 
   it('reports a rename no worker confirms as unconfirmed after its attempts', async () => {
-    const worker = await fakeWorker(() => undefined);
+    const worker = await fakeWorker('cw-silent', () => undefined);
     const w = writer('cw-silent');
     try {
       const write = await w.updateTitle(
