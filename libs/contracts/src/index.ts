@@ -13,6 +13,23 @@ export {
   isEventType,
   isTransientEventType,
 } from './event-types.ts';
+export {
+  type FrameProblem,
+  type FrameProblemCode,
+  FrameReader,
+  type FrameReaderOptions,
+  type FrameReading,
+  type SseMessage,
+} from './frames/frame-reader.ts';
+export {
+  DEFAULT_MAX_FRAME_BYTES,
+  EventsFrameData,
+  encodeEventsFrame,
+  encodeSnapshotFrame,
+  FragmentFrameData,
+  MIN_MAX_FRAME_BYTES,
+  SnapshotFrameData,
+} from './frames/sse-frame.ts';
 export { LedgerStatus } from './ledger.ts';
 export { AssistantMessage, Message, MessageTokens, UserMessage } from './messages/message.ts';
 export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
