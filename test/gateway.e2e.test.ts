@@ -83,9 +83,14 @@ describe('gateway against real runtime, worker and projection processes', () => 
     const all = [...seqs(first), ...seqs(second)];
     expect(all).toEqual(all.map((_, i) => i + 1));
     expect(seqs(second)[0]).toBe(Number(lastId) + 1);
-    expect(second.frames.filter((f) => f.id !== undefined).map((f) => Number(f.id))).toEqual(
-      seqs(second),
-    );
+    // Frames carry ranges that continue each other from the base (R15.2, decision 0200).
+    const ranges = second.readings.flatMap((r) => (r.kind === 'events' ? [r] : []));
+    expect(ranges[0]?.fromSeq).toBe(Number(lastId) + 1);
+    for (const [i, r] of ranges.entries()) {
+      if (i > 0) expect(r.fromSeq).toBe((ranges[i - 1]?.toSeq ?? 0) + 1);
+      expect(r.toSeq).toBe(r.events.at(-1)?.sequenceNumber);
+    }
+    expect(second.readings.every((r) => r.kind === 'events')).toBe(true);
     expect(second.events.map((e) => e.type)).toContain('permission_resolved');
 
     // Idle heartbeats keep the stream open; the stream stays live for the next turn.

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * Issue 18, "done when": a tool result of 5 MB (the output cap raised by configuration) is
  * stored once in the blob store, content-addressed; every message on the session's subjects
  * stays under the bound (`AW_MAX_EVENT_BYTES`, docs/decisions/0162); a NATS frontend and an
- * SSE frontend read the whole result back, and so does Postgres (the worker resolves the
+ * SSE frontend read the whole result back (through the gateway, as checked fragments that
+ * the client reassembles, decision 0200), and so does Postgres (the worker resolves the
  * part's output before it writes it).
  */
 
@@ -97,6 +98,13 @@ describe('a 5 MB tool result (issue 18)', () => {
         what: 'the SSE frontend to catch up (5 MB frames)',
       });
       expect(resultOf(sse.events as never) === file).toBe(true);
+      // It came as checked fragments, none over the frame bound, reassembled by the
+      // client's FrameReader with no resync (R15.3, decision 0200).
+      const fragments = sse.frames.filter((f) => f.event === 'fragment');
+      expect(fragments.length).toBeGreaterThanOrEqual(RESULT_BYTES / (256 * 1024));
+      const largestFrame = Math.max(...sse.frames.map((f) => Buffer.byteLength(f.data ?? '')));
+      expect(largestFrame).toBeLessThanOrEqual(256 * 1024);
+      expect(sse.readings.filter((r) => r.kind !== 'events' && r.kind !== 'partial')).toEqual([]);
 
       // And Postgres: the worker read the part's output back before writing it.
       let output: string | null = null;

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_FRAME_BYTES } from '@agentwire/contracts';
 import { buildServiceApp, type Readiness, type ServiceLogger } from '@agentwire/service';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -10,6 +11,7 @@ import { errorBody } from './http-error.ts';
 import { documentOnlyRequests, registerOpenApi } from './openapi.ts';
 import type { QueryBackend } from './query-port.ts';
 import { registerQueryRoutes } from './query-routes.ts';
+import { SessionFanout } from './session-fanout.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
 
@@ -32,6 +34,8 @@ export interface GatewayAppOptions {
   readonly waitTimeoutMs?: number;
   /** SSE heartbeat interval, ms (default 15 s). */
   readonly heartbeatMs?: number;
+  /** Largest SSE frame `data` before it is sent as fragments, bytes (default 256 KiB, 0200). */
+  readonly maxFrameBytes?: number;
   /** Bearer tokens and tenants on the session routes; absent: open, as before (0146). */
   readonly auth?: GatewayAuth;
   /** Session-route requests per minute per token (per client address without auth). */
@@ -49,6 +53,9 @@ const FASTIFY_CODES: Readonly<Record<string, string>> = {
 };
 
 const RATE_LIMITED = 'AW_GATEWAY_RATE_LIMITED';
+
+/** Most events coalesced into one SSE frame (docs/decisions/0200). */
+const MAX_EVENTS_PER_FRAME = 256;
 
 /**
  * Builds the gateway's HTTP app (DESIGN.md "Processes": HTTP and Server-Sent Events for
@@ -142,12 +149,18 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
             }),
       });
     }
+    const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const fanout = new SessionFanout({
+      backend: options.backend,
+      requestTimeoutMs,
+      limits: { maxEvents: MAX_EVENTS_PER_FRAME, maxBytes: maxFrameBytes, maxFrameBytes },
+    });
     registerEventsRoute(scope, {
       backend: options.backend,
       hub,
+      fanout,
       heartbeatMs: options.heartbeatMs ?? 15_000,
-      requestTimeoutMs,
-      ...(metrics === undefined ? {} : { onEvent: () => metrics.sseEvent() }),
+      ...(metrics === undefined ? {} : { onFrame: (f) => metrics.sseEvents(f.events.length) }),
     });
   });
   return app;

@@ -1,4 +1,3 @@
-import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from './build-app.ts';
@@ -22,11 +21,6 @@ const json = (body: unknown) => ({
   payload: JSON.stringify(body),
   headers: { 'content-type': 'application/json' },
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setImmediate(r));
-  if (!condition()) throw new Error('condition never held');
-}
 
 describe('gateway command routes', () => {
   it('opens a new session with 201 and an existing one with 200', async () => {
@@ -236,132 +230,6 @@ describe('gateway bad input', () => {
     expect(body.error.code).toBe(code);
     expect(body.error.message).toMatch(message);
     expect(backend.calls.filter((c) => c.method !== 'knows')).toEqual([]);
-  });
-});
-
-describe('gateway SSE follow', () => {
-  const events = [1, 2, 3, 4].map((n) =>
-    sampleSessionEvent('session_title_updated', {
-      sessionId: 's1',
-      sequenceNumber: n,
-      turnId: null,
-    }),
-  );
-
-  it('streams events after the base with id = sequence number and ends cleanly on close', async () => {
-    backend.events = events;
-    const response = app.inject({ method: 'GET', url: '/sessions/s1/events?after=2' });
-    await until(() => backend.followers[0]?.lastSequence === 4);
-    expect(hub.size).toBe(1);
-    await app.close();
-    const res = await response;
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
-    const frames = res.payload.split('\n\n').filter((f) => f.startsWith('id:'));
-    expect(frames.map((f) => f.split('\n')[0])).toEqual(['id: 3', 'id: 4']);
-    const data = frames.map(
-      (f) => JSON.parse(f.split('\n')[1]?.slice(6) ?? '') as { sequenceNumber: number },
-    );
-    expect(data.map((d) => d.sequenceNumber)).toEqual([3, 4]);
-    expect(res.payload).toContain(': shutting down');
-    expect(backend.followers[0]?.stopped).toBe(true);
-    expect(hub.size).toBe(0);
-  });
-
-  it('resumes from Last-Event-ID over the query', async () => {
-    backend.events = events;
-    const response = app.inject({
-      method: 'GET',
-      url: '/sessions/s1/events?after=1',
-      headers: { 'last-event-id': '3' },
-    });
-    await until(() => backend.followers[0]?.lastSequence === 4);
-    await app.close();
-    const res = await response;
-    expect(backend.calls.find((c) => c.method === 'follow')?.args).toEqual(['s1', 3]);
-    expect(res.payload.match(/^id: \d+$/gm)).toEqual(['id: 4']);
-  });
-});
-
-describe('gateway SSE follow from an expired base (R15.1)', () => {
-  const events = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) =>
-    sampleSessionEvent('session_title_updated', {
-      sessionId: 's1',
-      sequenceNumber: n,
-      turnId: null,
-    }),
-  );
-  /** The frames of an SSE payload, heartbeat and comment-only blocks left out. */
-  const framesOf = (payload: string) =>
-    payload
-      .split('\n\n')
-      .map((block) => block.split('\n').filter((line) => line !== '' && !line.startsWith(':')))
-      .filter((lines) => lines.length > 0 && !lines[0]?.startsWith('retry:'));
-
-  it('sends the projection as a snapshot frame, then the events after its asOfSeq', async () => {
-    backend.events = events;
-    backend.oldestRetained = 5;
-    const response = app.inject({ method: 'GET', url: '/sessions/s1/events?after=2' });
-    await until(() => backend.followers[1]?.lastSequence === 9);
-    await app.close();
-    const res = await response;
-    expect(backend.calls.filter((c) => c.method !== 'knows').map((c) => c.args)).toEqual([
-      ['s1', 2],
-      ['s1'],
-      ['s1', 7],
-    ]);
-    const frames = framesOf(res.payload);
-    expect(frames[0]).toEqual([
-      'event: snapshot',
-      'id: 7',
-      `data: ${JSON.stringify({ projection: { title: 'x' }, asOfSeq: 7 })}`,
-    ]);
-    expect(frames.slice(1).map((f) => f[0])).toEqual(['id: 8', 'id: 9']);
-  });
-
-  it('follows a base still inside the window without a snapshot', async () => {
-    backend.events = events;
-    backend.oldestRetained = 5;
-    const response = app.inject({ method: 'GET', url: '/sessions/s1/events?after=4' });
-    await until(() => backend.followers[0]?.lastSequence === 9);
-    await app.close();
-    const res = await response;
-    expect(res.payload).not.toContain('event: snapshot');
-    expect(res.payload.match(/^id: \d+$/gm)).toEqual(['id: 5', 'id: 6', 'id: 7', 'id: 8', 'id: 9']);
-    expect(backend.calls.map((c) => c.method)).not.toContain('projection');
-  });
-
-  it('ends with an error frame when the snapshot cannot be read', async () => {
-    backend.events = events;
-    backend.oldestRetained = 5;
-    backend.failNext = { ok: false, error: { code: 'timeout', message: 'no answer' } };
-    const res = await app.inject({ method: 'GET', url: '/sessions/s1/events?after=2' });
-    const frames = framesOf(res.payload);
-    expect(frames).toHaveLength(1);
-    expect(frames[0]?.[0]).toBe('event: error');
-    const error = JSON.parse(frames[0]?.[1]?.slice('data: '.length) ?? '') as {
-      code: string;
-      message: string;
-    };
-    expect(error.code).toBe('snapshot_unavailable');
-    expect(error.message).toMatch(/timeout: no answer/);
-    expect(backend.followers).toHaveLength(1);
-  });
-
-  it('gives up with an error frame on a second gap right after the snapshot', async () => {
-    backend.events = events;
-    backend.oldestRetained = 5;
-    backend.projectionOf = { ok: true, projection: { title: 'old' }, asOfSeq: 3 };
-    const res = await app.inject({ method: 'GET', url: '/sessions/s1/events?after=1' });
-    const frames = framesOf(res.payload);
-    expect(frames.map((f) => f[0])).toEqual(['event: snapshot', 'event: error']);
-    expect(frames[0]?.[1]).toBe('id: 3');
-    expect(frames[1]?.[1]).toMatch(/"code":"base_expired"/);
-    expect(backend.calls.filter((c) => c.method === 'follow').map((c) => c.args)).toEqual([
-      ['s1', 1],
-      ['s1', 3],
-    ]);
-    await until(() => hub.size === 0);
   });
 });
 

@@ -16,6 +16,12 @@ export const GatewayConfig = BaseServiceConfig.extend({
   AW_GATEWAY_WAIT_TIMEOUT_MS: positiveInt(300_000),
   /** Interval of the SSE heartbeat comments, ms. */
   AW_GATEWAY_HEARTBEAT_MS: positiveInt(15_000),
+  /** Largest SSE frame data, bytes; a larger frame goes out as checked fragments (0200). */
+  AW_SSE_MAX_FRAME_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(256 * 1024),
   /** Session-route requests a minute per token (per address without auth); over it 429. */
   AW_GATEWAY_RATE_LIMIT: positiveInt(600),
   /** `jwt`: bearer tokens with a tenant and scopes on every session route (0146). */

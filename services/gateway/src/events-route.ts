@@ -4,7 +4,8 @@ import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
 import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
-import { SessionFeed } from './session-feed.ts';
+import type { EncodedFrame } from './session-channel.ts';
+import type { SessionFanout } from './session-fanout.ts';
 import { SessionParams } from './session-routes.ts';
 import type { SseHub } from './sse-hub.ts';
 import { SseStream } from './sse-stream.ts';
@@ -14,27 +15,38 @@ const SequenceText = z
   .regex(/^\d{1,15}$/, 'must be a non-negative integer')
   .transform(Number);
 
-/** Query of `GET /sessions/:id/events`: `after` is the last sequence number the client has. */
-const EventsQuery = z.strictObject({ after: SequenceText.optional() });
+/**
+ * Query of `GET /sessions/:id/events`: `after` is the last sequence number the client has;
+ * `snapshot=true` starts with a snapshot whatever the base (a reader's `snapshot_needed`).
+ */
+const EventsQuery = z.strictObject({
+  after: SequenceText.optional(),
+  snapshot: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .transform((v) => v === 'true')
+    .optional(),
+});
 
 /** Settings of the events route. */
 export interface EventsRouteOptions {
   readonly backend: GatewayBackend;
   readonly hub: SseHub;
+  /** The sessions' shared followers and the clients' frames (docs/decisions/0200). */
+  readonly fanout: SessionFanout;
   readonly heartbeatMs: number;
-  /** Timeout of the projection read that a snapshot needs, ms. */
-  readonly requestTimeoutMs: number;
-  readonly onEvent?: () => void;
+  readonly onFrame?: (frame: EncodedFrame) => void;
 }
 
 /**
  * `GET /sessions/:id/events?after=N`: Server-Sent Events replayed from JetStream, then
  * tailed live (R15.1, DESIGN.md "A frontend follows a session"). The base is the
- * `Last-Event-ID` header when present (a browser's reconnect), else `after`, else 0; every
- * frame's `id:` is the event's sequence number, so a reconnect gets each later event
- * exactly once. A base outside the stream's retained window gets one `event: snapshot` frame
- * (the projection, `id:` its `asOfSeq`) and the events after it (`SessionFeed`,
- * docs/decisions/0103). Unknown sessions are 404 before the stream starts.
+ * `Last-Event-ID` header when present (a browser's reconnect), else `after`, else 0. Frames
+ * carry their range and batch the events ready at once; every frame's `id:` is its `toSeq`,
+ * so a reconnect gets each later event exactly once; large frames go out as checked
+ * fragments (R15.2, R15.3, docs/decisions/0200; `FrameReader` of `@agentwire/contracts`
+ * reads them). A base outside the stream's retained window, or `snapshot=true`, gets one
+ * `event: snapshot` frame (the projection, `id:` its `asOfSeq`) and the events after it
+ * (docs/decisions/0103). Unknown sessions are 404 before the stream starts.
  */
 export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions): void {
   const schema = routeSchema({
@@ -75,16 +87,11 @@ export function registerEventsRoute(app: FastifyInstance, o: EventsRouteOptions)
     reply.hijack();
     const stream = new SseStream(reply.raw, {
       heartbeatMs: o.heartbeatMs,
-      ...(o.onEvent === undefined ? {} : { onEvent: o.onEvent }),
+      ...(o.onFrame === undefined ? {} : { onFrame: o.onFrame }),
     });
     o.hub.add(stream);
-    const feed = new SessionFeed({
-      backend: o.backend,
-      sessionId,
-      afterSequence: after,
-      requestTimeoutMs: o.requestTimeoutMs,
-    });
-    const reason = await stream.run(feed, after);
+    const frames = o.fanout.follow(sessionId, after, query.value.snapshot ?? false);
+    const reason = await stream.run(frames, after);
     request.log.debug({ sessionId, reason }, 'sse stream ended');
     return reply;
   });

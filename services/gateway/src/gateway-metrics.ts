@@ -18,8 +18,8 @@ export interface GatewayMetrics {
   readonly registry: MetricsRegistry;
   /** Counts one answered HTTP request by route pattern, method and status. */
   request(route: string, method: string, status: number): void;
-  /** Counts one event written to an SSE stream. */
-  sseEvent(): void;
+  /** Counts events written to an SSE stream (one frame's). */
+  sseEvents(count: number): void;
 }
 
 /** Creates the gateway's metrics; the open-stream gauge reads `hub` at collection time. */
@@ -33,6 +33,6 @@ export function createGatewayMetrics(serviceName: string, hub: SseHub): GatewayM
   return {
     registry,
     request: (route, method, status) => requests.add(1, { route, method, status }),
-    sseEvent: () => events.add(1),
+    sseEvents: (count) => events.add(count),
   };
 }

@@ -56,6 +56,7 @@ await runServiceMain({
           requestTimeoutMs: config.AW_GATEWAY_REQUEST_TIMEOUT_MS,
           waitTimeoutMs: config.AW_GATEWAY_WAIT_TIMEOUT_MS,
           heartbeatMs: config.AW_GATEWAY_HEARTBEAT_MS,
+          maxFrameBytes: config.AW_SSE_MAX_FRAME_BYTES,
         });
         await listenServiceApp(app, {
           name: SERVICE,

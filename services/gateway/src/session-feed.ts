@@ -33,6 +33,8 @@ export interface SessionFeedOptions {
   readonly afterSequence: number;
   /** Timeout of the projection read, ms. */
   readonly requestTimeoutMs: number;
+  /** Start with a snapshot whatever the base (`?snapshot=true`, docs/decisions/0200). */
+  readonly snapshotFirst?: boolean;
 }
 
 /**
@@ -55,6 +57,13 @@ export class SessionFeed implements AsyncIterable<FeedItem> {
   async *[Symbol.asyncIterator](): AsyncGenerator<FeedItem> {
     let after = this.#o.afterSequence;
     let resynced = false;
+    if (this.#o.snapshotFirst === true) {
+      const snapshot = await this.#snapshot('a snapshot was asked for');
+      resynced = true;
+      after = snapshot.asOfSeq;
+      if (this.#stopped) return;
+      yield snapshot;
+    }
     while (!this.#stopped) {
       const follower = this.#o.backend.follow(this.#o.sessionId, after);
       this.#follower = follower;

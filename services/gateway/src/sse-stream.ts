@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { BusError } from '@agentwire/bus';
-import type { SessionEvent } from '@agentwire/contracts';
-import { FeedError, type FeedItem } from './session-feed.ts';
+import type { EncodedFrame } from './session-channel.ts';
+import { FeedError } from './session-feed.ts';
 
-/** What an {@link SseStream} pumps: a `SessionFeed`, or anything iterable and stoppable. */
-export interface SseSource extends AsyncIterable<FeedItem> {
+/** What an {@link SseStream} pumps: a client's frames (`SessionFanout.follow`). */
+export interface SseSource extends AsyncIterable<EncodedFrame> {
   /** Ends the iteration (the client left, or the gateway drains). */
   stop(): Promise<void>;
 }
@@ -14,18 +14,18 @@ export interface SseStreamOptions {
   readonly heartbeatMs: number;
   /** The reconnect delay suggested to browsers (`retry:`), ms. */
   readonly retryMs?: number;
-  /** Called after each event is written (metrics). */
-  readonly onEvent?: (event: SessionEvent) => void;
+  /** Called after each frame is written (metrics). */
+  readonly onFrame?: (frame: EncodedFrame) => void;
 }
 
 /** Why a stream ended. */
 export type SseEndReason = 'client_closed' | 'shutdown' | 'follow_failed';
 
 /**
- * One Server-Sent Events response following one session (R15.1): each event is a frame
- * `id: <sequenceNumber>` + `data: <envelope JSON>`, so a browser's `Last-Event-ID` on
- * reconnect is the base to resume from. A snapshot (the base had expired) is the frame
- * `event: snapshot`, `id: <asOfSeq>`, `data: {"projection":…,"asOfSeq":N}`. A failure is
+ * One Server-Sent Events response following one session (R15.1, R15.2, docs/decisions/0200):
+ * it writes the frames it is given, already encoded: `id: <toSeq>` +
+ * `data: {"fromSeq","toSeq","events"}`, `event: snapshot`, or `event: fragment` pieces of
+ * either, so a browser's `Last-Event-ID` on reconnect is the base to resume from. A failure is
  * `event: error`, `data: {"code","message"}`, and ends the stream. Writes wait for `drain` (a
  * slow client slows its own follower, nobody else's); heartbeats are comments; a client
  * disconnect or {@link SseStream.close} stops the follower.
@@ -70,16 +70,10 @@ export class SseStream {
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
     try {
-      for await (const item of source) {
+      for await (const frame of source) {
         if (this.#ended !== undefined) break;
-        if (item.kind === 'snapshot') {
-          const data = JSON.stringify({ projection: item.projection, asOfSeq: item.asOfSeq });
-          await this.#write(`event: snapshot\nid: ${item.asOfSeq}\ndata: ${data}\n\n`);
-          continue;
-        }
-        const { event } = item;
-        await this.#write(`id: ${event.sequenceNumber}\ndata: ${JSON.stringify(event)}\n\n`);
-        this.#options.onEvent?.(event);
+        await this.#write(frame.bytes);
+        this.#options.onFrame?.(frame);
       }
     } catch (error) {
       if (this.#ended === undefined) {
@@ -107,7 +101,7 @@ export class SseStream {
     this.#resolveDone(reason);
   }
 
-  #write(chunk: string): Promise<void> {
+  #write(chunk: Buffer): Promise<void> {
     if (this.#res.write(chunk)) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

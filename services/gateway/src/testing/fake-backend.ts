@@ -16,18 +16,19 @@ export interface BackendCall {
 }
 
 /**
- * A follower over a fixed list of events that then waits until stopped; with `expired`, it
- * yields nothing and throws the bus's `base_expired` error instead.
+ * A follower over a list of events (the backend's, which {@link FakeBackend.publish} grows)
+ * that then waits for more until stopped; with `expired`, it yields nothing and throws the
+ * bus's `base_expired` error instead.
  */
 export class FakeFollower implements SessionFollower {
-  readonly #events: SessionEvent[];
+  readonly #events: readonly SessionEvent[];
   readonly #expired: ExpiredBase | undefined;
   #last: number;
   stopped = false;
   #wake: () => void = () => {};
 
   constructor(events: readonly SessionEvent[], after: number, expired?: ExpiredBase) {
-    this.#events = events.filter((e) => e.sequenceNumber > after);
+    this.#events = events;
     this.#last = after;
     this.#expired = expired;
   }
@@ -43,15 +44,26 @@ export class FakeFollower implements SessionFollower {
         expiredBase: this.#expired,
       });
     }
-    for (const event of this.#events) {
-      if (this.stopped) return;
+    let index = 0;
+    while (!this.stopped) {
+      const event = this.#events[index];
+      if (event === undefined) {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          if (this.stopped) resolve();
+        });
+        continue;
+      }
+      index += 1;
+      if (event.sequenceNumber <= this.#last) continue;
       this.#last = event.sequenceNumber;
       yield event;
     }
-    await new Promise<void>((resolve) => {
-      this.#wake = resolve;
-      if (this.stopped) resolve();
-    });
+  }
+
+  /** Wakes a follower waiting for more events. */
+  poke(): void {
+    this.#wake();
   }
 
   async stop(): Promise<void> {
@@ -130,6 +142,12 @@ export class FakeBackend implements GatewayBackend {
 
   close(sessionId: string) {
     return this.#answer('close', [sessionId], { ok: true as const });
+  }
+
+  /** Appends `event` to the session's events and wakes the followers (a live event). */
+  publish(event: SessionEvent): void {
+    this.events.push(event);
+    for (const f of this.followers) f.poke();
   }
 
   projection(sessionId: string) {

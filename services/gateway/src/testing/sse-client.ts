@@ -1,3 +1,5 @@
+import { FrameReader, type FrameReading } from '@agentwire/contracts';
+
 /** One Server-Sent Events frame as received. */
 interface SseFrame {
   readonly id?: string;
@@ -13,12 +15,14 @@ export interface SseConnection {
   readonly headers: Headers;
   /** Frames so far, in order. */
   readonly frames: SseFrame[];
-  /** Data frames parsed as JSON, in order. */
+  /** The events of the frames, as a `FrameReader` applied them (docs/decisions/0200). */
   readonly events: {
     readonly sequenceNumber: number;
     readonly type: string;
     [k: string]: unknown;
   }[];
+  /** What the reader made of each data frame, in order. */
+  readonly readings: FrameReading[];
   /** Resolves when the server ends the stream (or the client aborts). */
   readonly ended: Promise<void>;
   /** The client disconnects. */
@@ -27,13 +31,19 @@ export interface SseConnection {
 
 /**
  * Opens `url` as an event stream with `fetch` and parses frames as they arrive (a small
- * stand-in for a browser's `EventSource`, which Node lacks). A non-200 answer resolves with
- * its status and no frames.
+ * stand-in for a browser's `EventSource`, which Node lacks), reading them with a
+ * `FrameReader` whose base is `after` (default: the URL's `after=`, or `Last-Event-ID`). A
+ * non-200 answer resolves with its status and no frames.
  */
 export async function openSse(
   url: string,
   headers: Record<string, string> = {},
+  after?: number,
 ): Promise<SseConnection> {
+  const base =
+    after ?? Number(headers['last-event-id'] ?? new URL(url).searchParams.get('after') ?? 0);
+  const reader = new FrameReader({ after: base });
+  const readings: FrameReading[] = [];
   const controller = new AbortController();
   const res = await fetch(url, {
     headers: { accept: 'text/event-stream', ...headers },
@@ -56,8 +66,11 @@ export async function openSse(
           const frame = parseFrame(buffer.slice(0, cut));
           buffer = buffer.slice(cut + 2);
           frames.push(frame);
-          if (frame.data !== undefined && frame.event === undefined)
-            events.push(JSON.parse(frame.data));
+          if (frame.data !== undefined) {
+            const reading = reader.read({ type: frame.event ?? 'message', data: frame.data });
+            readings.push(reading);
+            if (reading.kind === 'events') events.push(...reading.events);
+          }
           cut = buffer.indexOf('\n\n');
         }
         scanned = buffer.length;
@@ -71,6 +84,7 @@ export async function openSse(
     headers: res.headers,
     frames,
     events,
+    readings,
     ended,
     abort: () => controller.abort(),
   };

@@ -1,0 +1,197 @@
+import { FeedBatches } from './feed-batches.ts';
+import {
+  type EncodedFrame,
+  encodeBatch,
+  encodeEvents,
+  type FrameLimits,
+  SessionChannel,
+} from './session-channel.ts';
+import { SessionFeed, type SessionFeedOptions } from './session-feed.ts';
+
+/** Settings of {@link SessionFanout}. */
+export interface SessionFanoutOptions {
+  readonly backend: SessionFeedOptions['backend'];
+  readonly requestTimeoutMs: number;
+  readonly limits: FrameLimits;
+  /** Frames and bytes each session's channel keeps for late and lagging clients. */
+  readonly keepFrames?: number;
+  readonly keepBytes?: number;
+}
+
+/** What one SSE client is sent: frames, each already encoded. */
+export interface ClientFrames extends AsyncIterable<EncodedFrame> {
+  stop(): Promise<void>;
+}
+
+/**
+ * The gateway's session channels, one per followed session ({@link SessionChannel}), and the
+ * feeds of their clients (docs/decisions/0200).
+ */
+export class SessionFanout {
+  readonly #o: SessionFanoutOptions;
+  readonly #channels = new Map<string, SessionChannel>();
+
+  constructor(options: SessionFanoutOptions) {
+    this.#o = options;
+  }
+
+  /** Number of sessions with a running shared follower. */
+  get channels(): number {
+    return this.#channels.size;
+  }
+
+  /**
+   * The frames for one client with base `after`; with `snapshotFirst` it starts with a
+   * snapshot whatever the base (the reader's `snapshot_needed`).
+   */
+  follow(sessionId: string, after: number, snapshotFirst = false): ClientFrames {
+    return new ClientFeed(this, sessionId, after, snapshotFirst);
+  }
+
+  /** @internal The session's channel if it covers `after` (one is opened at `after` if none). */
+  join(sessionId: string, after: number): SessionChannel | undefined {
+    let channel = this.#channels.get(sessionId);
+    if (channel === undefined) {
+      const created: SessionChannel = new SessionChannel({
+        feed: {
+          backend: this.#o.backend,
+          sessionId,
+          requestTimeoutMs: this.#o.requestTimeoutMs,
+        },
+        afterSequence: after,
+        limits: this.#o.limits,
+        keepFrames: this.#o.keepFrames ?? 1024,
+        keepBytes: this.#o.keepBytes ?? 64 * 1024 * 1024,
+        onEnd: () => {
+          if (this.#channels.get(sessionId) === created) this.#channels.delete(sessionId);
+        },
+      });
+      channel = created;
+      this.#channels.set(sessionId, channel);
+    }
+    if (!channel.covers(after)) return undefined;
+    channel.attach();
+    return channel;
+  }
+
+  /** @internal The session's channel, if one runs. */
+  existing(sessionId: string): SessionChannel | undefined {
+    return this.#channels.get(sessionId);
+  }
+
+  /** @internal */
+  privateFeed(sessionId: string, after: number, snapshotFirst: boolean): FeedBatches {
+    const feed = new SessionFeed({
+      backend: this.#o.backend,
+      sessionId,
+      afterSequence: after,
+      requestTimeoutMs: this.#o.requestTimeoutMs,
+      snapshotFirst,
+    });
+    return new FeedBatches(feed, this.#o.limits);
+  }
+
+  /** @internal */
+  get maxFrameBytes(): number {
+    return this.#o.limits.maxFrameBytes;
+  }
+}
+
+/**
+ * One client's frames: from the session's shared channel when its log covers the client's
+ * base, else from a follower of its own (a late joiner's or a lagging client's gap, or a
+ * requested snapshot) until the channel covers it. Either way each event is sent once from
+ * the client's own base: frames of the log at or below the base are skipped, and one that
+ * straddles it is re-encoded with only the newer events.
+ */
+class ClientFeed implements ClientFrames {
+  readonly #fanout: SessionFanout;
+  readonly #sessionId: string;
+  #after: number;
+  #snapshotFirst: boolean;
+  /** The client met a gap in the log: it catches up alone before joining again. */
+  #behind = false;
+  #stopped = false;
+  #private: FeedBatches | undefined;
+  #stop!: () => void;
+  readonly #stopping = new Promise<void>((resolve) => {
+    this.#stop = resolve;
+  });
+
+  constructor(fanout: SessionFanout, sessionId: string, after: number, snapshotFirst: boolean) {
+    this.#fanout = fanout;
+    this.#sessionId = sessionId;
+    this.#after = after;
+    this.#snapshotFirst = snapshotFirst;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<EncodedFrame> {
+    while (!this.#stopped) {
+      const alone = this.#snapshotFirst || this.#behind;
+      this.#behind = false;
+      const channel = alone ? undefined : this.#fanout.join(this.#sessionId, this.#after);
+      if (channel !== undefined) {
+        try {
+          yield* this.#shared(channel);
+        } finally {
+          channel.detach();
+        }
+      } else {
+        yield* this.#catchUp();
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#stop();
+    await this.#private?.stop();
+  }
+
+  /** Reads the channel's log until the client falls out of it (then returns) or stops. */
+  async *#shared(channel: SessionChannel): AsyncGenerator<EncodedFrame> {
+    let index = channel.firstIndex;
+    while (!this.#stopped) {
+      const slot = channel.frameAt(index);
+      if (slot === 'evicted') return;
+      if (slot === 'not_yet') {
+        await Promise.race([channel.changed(), this.#stopping]);
+        continue;
+      }
+      index += 1;
+      if (slot.toSeq <= this.#after) continue;
+      let frame = slot;
+      if (slot.kind === 'events' && slot.fromSeq - 1 !== this.#after) {
+        // A gap between the client and the log: catch up alone (cannot happen while the
+        // client reads every frame in order, but costs nothing to guard).
+        if (slot.fromSeq - 1 > this.#after) {
+          this.#behind = true;
+          return;
+        }
+        const newer = slot.events.filter((e) => e.seq > this.#after);
+        frame = encodeEvents(this.#after + 1, newer, this.#fanout.maxFrameBytes);
+      }
+      this.#after = frame.toSeq;
+      yield frame;
+    }
+  }
+
+  /** Follows alone from the client's base until the session's channel covers it. */
+  async *#catchUp(): AsyncGenerator<EncodedFrame> {
+    const batches = this.#fanout.privateFeed(this.#sessionId, this.#after, this.#snapshotFirst);
+    this.#snapshotFirst = false;
+    this.#private = batches;
+    try {
+      for await (const batch of batches) {
+        const frame = encodeBatch(batch, this.#after, this.#fanout.maxFrameBytes);
+        this.#after = frame.toSeq;
+        yield frame;
+        const channel = this.#fanout.existing(this.#sessionId);
+        if (channel === undefined || channel.covers(this.#after)) return;
+      }
+    } finally {
+      this.#private = undefined;
+      await batches.stop();
+    }
+  }
+}
