@@ -114,11 +114,13 @@ export {
 export {
   AckReply,
   AnswerPermissionRequest,
+  CommandPromptReply,
   CreateReply,
   EmptyRequest,
   ErrorReply,
   type InputOp,
   InterruptReply,
+  isCommandPromptReply,
   isInputOp,
   isQueuedPromptReply,
   isRuntimeOp,

@@ -81,6 +81,12 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   waiting), `duplicate_input` (an `inputId` the session accepted before it was loaded
  *   where it runs now; detail `turnId` when it got a turn: a retry of one accepted since
  *   gets the first answer again, never a second turn);
+ * - normalisation (R12.1): `unknown_command` (a slash command that is neither built in nor
+ *   a workspace prompt template; detail `command` and `known`, the names that exist),
+ *   `invalid_command` (a known command with arguments it cannot take; detail `command`,
+ *   `usage`), `invalid_file_reference` (an `@file` reference that is malformed, outside
+ *   the workspace, missing, not a file, not text or too large; detail `reference`,
+ *   `reason`);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
  *   reply depends on, a rename, in time: the write stays queued and may still apply);
@@ -103,6 +109,9 @@ export const RuntimeErrorCode = z.enum([
   'turn_not_steerable',
   'input_not_pending',
   'duplicate_input',
+  'unknown_command',
+  'invalid_command',
+  'invalid_file_reference',
   'unknown_permission_request',
   'write_not_confirmed',
   'internal',
@@ -215,17 +224,38 @@ export const QueuedPromptReply = z.object({
 export type QueuedPromptReply = z.infer<typeof QueuedPromptReply>;
 
 /**
- * Reply of `prompt` (R14.3): a {@link QueuedPromptReply} when the input waits or is guided
- * into the running turn (told apart by its `inputId`), else a {@link StartedPromptReply}.
- * Queued first: a queued reply with `wait` also carries a `turnId`.
+ * Reply of a `prompt` whose text was a slash command run directly (R12.1: `/help`,
+ * `/status`, `/rename ...`): nothing was sent to the model; `result` is the command's own.
  */
-export const PromptReply = z.union([QueuedPromptReply, StartedPromptReply]);
+export const CommandPromptReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  inputId: z.string(),
+  command: z.string(),
+  result: z.record(z.string(), z.unknown()),
+});
+/** Reply of a `prompt` that ran a slash command. */
+export type CommandPromptReply = z.infer<typeof CommandPromptReply>;
+
+/**
+ * Reply of `prompt` (R12.1, R14.3): a {@link CommandPromptReply} when the text was a slash
+ * command run directly (told apart by its `command`), a {@link QueuedPromptReply} when the
+ * input waits or is guided into the running turn (told apart by its `inputId`), else a
+ * {@link StartedPromptReply}. Queued before started: a queued reply with `wait` also
+ * carries a `turnId`.
+ */
+export const PromptReply = z.union([CommandPromptReply, QueuedPromptReply, StartedPromptReply]);
 /** Reply of `prompt`. */
 export type PromptReply = z.infer<typeof PromptReply>;
 
+/** True when a prompt's reply is a slash command's result (R12.1). */
+export function isCommandPromptReply(reply: PromptReply): reply is CommandPromptReply {
+  return 'command' in reply;
+}
+
 /** True when a prompt's reply says its input was queued or guided, not started (R14.3). */
 export function isQueuedPromptReply(reply: PromptReply): reply is QueuedPromptReply {
-  return 'inputId' in reply;
+  return 'inputId' in reply && !('command' in reply);
 }
 
 /** `aw.rt.<sid>.remove_input`: remove a waiting input (`turn_steer_discarded` `user_removed`). */

@@ -1,7 +1,10 @@
 // The session engine (docs/decisions/0151): the kernel the runtime wires to NATS and Postgres.
+
+export { builtinFeatures } from './features/index.ts';
 export { AppendError } from './kernel/append-error.ts';
 export { EventAppender } from './kernel/event-appender.ts';
 export { EventNumbering } from './kernel/event-numbering.ts';
+export type { SessionFeature } from './kernel/feature.ts';
 export {
   countUserTurns,
   historyFromTranscript,
@@ -19,6 +22,8 @@ export type {
   RuntimeLogger,
   SessionSink,
   UsageRecorder,
+  WorkspaceFileFailure,
+  WorkspaceFiles,
 } from './kernel/ports.ts';
 export { discardLeftoverInputs, reconcileOpenTurn } from './kernel/reconcile-open-turn.ts';
 export type { LastRequest } from './kernel/request-chain.ts';

@@ -1,8 +1,9 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isBaseExpired, isRuntimeFailure } from '@agentwire/bus';
-import type { SessionEvent } from '@agentwire/contracts';
+import { isCommandPromptReply, type SessionEvent } from '@agentwire/contracts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
+import { formatCommandResult } from './format-prompt-reply.ts';
 
 /** Where `agentwire chat` reads keys and writes its screen: a terminal, in practice. */
 export interface ChatTerminal {
@@ -191,6 +192,7 @@ export async function chatCommand(
     void client.prompt(sid, { text }).then((reply) => {
       if (isRuntimeFailure(reply))
         say(style.red(`prompt: ${reply.error.message} (${reply.error.code})`));
+      else if (isCommandPromptReply(reply)) say(formatCommandResult(reply.command, reply.result));
     });
   });
 

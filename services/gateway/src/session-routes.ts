@@ -2,6 +2,7 @@ import type { RuntimeResult } from '@agentwire/bus';
 import {
   AnswerPermissionRequest,
   EmptyRequest,
+  isCommandPromptReply,
   isQueuedPromptReply,
   PromptRequest,
   RenameRequest,
@@ -101,9 +102,11 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
         timeoutMs: wait ? o.waitTimeoutMs : o.requestTimeoutMs,
       });
       // `queued` tells a started turn (`turnId`) from an input that waits or is guided into
-      // the running turn (`inputId`, `delivery`, R14.3).
+      // the running turn (`inputId`, `delivery`, R14.3). A slash command run directly
+      // (`command`, R12.1) is done when answered: 200.
       const marked = result.ok ? { ...result, queued: isQueuedPromptReply(result) } : result;
-      return send(reply, marked, wait ? 200 : 202);
+      const done = wait || (result.ok && isCommandPromptReply(result));
+      return send(reply, marked, done ? 200 : 202);
     },
   );
 

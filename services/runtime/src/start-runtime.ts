@@ -8,7 +8,7 @@ import {
   provision,
 } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
-import type { UsageRecorder } from '@agentwire/engine';
+import { builtinFeatures, type UsageRecorder } from '@agentwire/engine';
 import {
   createOpenAiCompatibleProvider,
   createScriptedProvider,
@@ -24,6 +24,7 @@ import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import type { ResidencyMetrics } from './runtime-metrics.ts';
 import { sha256Hasher } from './sha256-hasher.ts';
+import { createWorkspaceFiles } from './tools/workspace-files.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
 /** A started runtime: its host and how to stop everything it opened. */
@@ -130,6 +131,8 @@ export async function startRuntime(
         maxOutputBytes: config.AW_TOOL_OUTPUT_BYTES,
       }),
       workspaceRoot: config.AW_WORKSPACE_ROOT,
+      workspace: createWorkspaceFiles({ root: config.AW_WORKSPACE_ROOT }),
+      features: builtinFeatures,
       clock: { now: () => Date.now() },
       ids: randomIds,
       hasher: sha256Hasher,

@@ -67,6 +67,7 @@ describe('InputQueue (R14.3: one place per input)', () => {
   const item = (inputId: string, delivery: 'queue' | 'guide') => ({
     inputId,
     input: inputId,
+    files: [],
     delivery,
     targetTurnId: 't1',
     traceId: 'x',

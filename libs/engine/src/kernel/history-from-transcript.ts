@@ -1,8 +1,10 @@
 import type { ModelMessage } from '@agentwire/model';
+import type { InputFile } from './feature.ts';
+import { fileDataText, userContent } from './user-content.ts';
 
 /** The fields of one persisted part that the model's history needs (R10.4). */
 export interface TranscriptPart {
-  readonly type: 'text' | 'tool';
+  readonly type: 'text' | 'tool' | 'file';
   readonly text: string | null;
   readonly toolCallId: string | null;
   readonly toolName: string | null;
@@ -10,6 +12,9 @@ export interface TranscriptPart {
   readonly input: unknown;
   readonly output: string | null;
   readonly error: string | null;
+  /** A file part's `data:` URL and file name (R7.3: `@file` references of a user message). */
+  readonly url?: string | null;
+  readonly filename?: string | null;
 }
 
 /** The fields of one persisted message that the model's history needs, with its parts. */
@@ -23,7 +28,8 @@ export interface TranscriptRow {
 
 /**
  * Cold recovery (R10.4, DESIGN.md flow 5): rebuilds the conversation the model sees from
- * persisted messages and parts. User text becomes a user message; an assistant message
+ * persisted messages and parts. User text, with its file parts, becomes a user message
+ * (the same content the engine gave the model, `userContent`); an assistant message
  * becomes its text plus its tool calls, followed by one tool message per call (the
  * completed output, the error, or `runtime_lost` for a call that never closed). Messages
  * hidden from the provider are skipped.
@@ -34,12 +40,19 @@ export function historyFromTranscript(rows: readonly TranscriptRow[]): ModelMess
     if (row.providerVisibility === 'hidden') continue;
     let text = '';
     const tools: TranscriptPart[] = [];
+    const files: InputFile[] = [];
     for (const p of row.parts) {
       if (p.type === 'text') text += p.text ?? '';
-      else if (p.toolCallId !== null) tools.push(p);
+      else if (p.type === 'file') {
+        const content = p.url == null ? undefined : fileDataText(p.url);
+        if (content !== undefined) {
+          files.push({ path: p.filename ?? '', mime: '', text: content, bytes: 0 });
+        }
+      } else if (p.toolCallId !== null) tools.push(p);
     }
     if (row.role === 'user') {
-      history.push({ role: 'user', content: text });
+      files.sort((a, b) => a.path.localeCompare(b.path));
+      history.push({ role: 'user', content: userContent(text, files) });
       continue;
     }
     history.push({

@@ -1,6 +1,7 @@
 import type { SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
 import type { ModelMessage } from '@agentwire/model';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
+import type { InputFile } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import { InputQueue, type PendingInput } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
@@ -9,6 +10,7 @@ import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
 import type { TurnOutcome } from './turn-runner.ts';
+import { userContent } from './user-content.ts';
 
 /** A running or finished turn as seen by the caller. */
 export interface TurnTicket {
@@ -24,6 +26,8 @@ export interface SubmitOptions {
   readonly delivery?: RequestedDelivery | undefined;
   /** The turn the submitter saw running; another one means `expected_turn_mismatch`. */
   readonly expectedTurnId?: string | undefined;
+  /** The files its `@file` references named (R7.3), read at normalisation. */
+  readonly files?: readonly InputFile[] | undefined;
 }
 
 /** Where a queued or guided input ended up (R14.3). */
@@ -49,6 +53,14 @@ export type Admission =
       readonly targetTurnId: string | null;
       readonly queueLength: number;
       readonly settled: Promise<InputSettlement>;
+    }
+  | {
+      /** A slash command run directly (R12.1): nothing was admitted or sent to the model. */
+      readonly ok: true;
+      readonly inputId: string;
+      readonly delivery: 'command';
+      readonly command: string;
+      readonly result: Readonly<Record<string, unknown>>;
     }
   | { readonly ok: false; readonly inputId: string; readonly reason: SteerRejectReason };
 
@@ -87,6 +99,7 @@ export interface InputDispatcherDeps {
   /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
   readonly startTurn: (
     input: string,
+    files: readonly InputFile[],
     inputId: string,
     traceId: string,
     admitted: boolean,
@@ -104,7 +117,10 @@ export class InputDispatcher {
   readonly #d: InputDispatcherDeps;
   readonly #queue = new InputQueue();
   readonly #settlers = new Map<string, (s: InputSettlement) => void>();
-  readonly #admitted = new Map<string, Admission & { ok: true }>();
+  readonly #admitted = new Map<
+    string,
+    Admission & { ok: true; delivery: 'startNow' | 'queue' | 'guide' }
+  >();
 
   constructor(deps: InputDispatcherDeps) {
     this.#d = deps;
@@ -126,7 +142,7 @@ export class InputDispatcher {
     });
   }
 
-  #remember(admission: Admission & { ok: true }): void {
+  #remember(admission: Admission & { ok: true; delivery: 'startNow' | 'queue' | 'guide' }): void {
     this.#admitted.set(admission.inputId, admission);
     if (this.#admitted.size > REMEMBERED_ADMISSIONS) {
       const oldest = this.#admitted.keys().next();
@@ -171,6 +187,7 @@ export class InputDispatcher {
       queuedCount: this.#queue.queuedCount,
     });
     const traceId = this.#d.ids.newTraceId();
+    const files = options.files ?? [];
     if (!decision.ok) {
       await this.#d.emitter.emit('turn_steer_rejected', null, traceId, {
         reason: decision.reason,
@@ -181,7 +198,7 @@ export class InputDispatcher {
       return { ok: false, inputId, reason: decision.reason };
     }
     if (decision.delivery === 'startNow') {
-      const ticket = this.#d.startTurn(input, inputId, traceId, false);
+      const ticket = this.#d.startTurn(input, files, inputId, traceId, false);
       const admission = { ok: true, inputId, delivery: 'startNow', ...ticket } as const;
       this.#remember(admission);
       return admission;
@@ -189,6 +206,7 @@ export class InputDispatcher {
     const item: PendingInput = {
       inputId,
       input,
+      files,
       delivery: decision.delivery,
       targetTurnId: active?.turnId ?? null,
       traceId,
@@ -210,9 +228,14 @@ export class InputDispatcher {
   }
 
   /** Flow 1: an input that starts a turn at once is admitted to the ledger first (R6). */
-  async admitStartNow(input: string, inputId: string, traceId: string): Promise<void> {
+  async admitStartNow(
+    input: string,
+    files: readonly InputFile[],
+    inputId: string,
+    traceId: string,
+  ): Promise<void> {
     await this.#emitQueued(
-      { inputId, input, delivery: 'queue', targetTurnId: null, traceId },
+      { inputId, input, files, delivery: 'queue', targetTurnId: null, traceId },
       'startNow',
       0,
     );
@@ -268,6 +291,7 @@ export class InputDispatcher {
         traceId,
         messageId,
         input: item.input,
+        files: item.files,
         inputId: item.inputId,
       });
       if (!write.committed) {
@@ -277,7 +301,7 @@ export class InputDispatcher {
         this.#d.logger.warn({ err: error, inputId: item.inputId }, 'guided input not delivered');
         continue;
       }
-      this.#d.history.push({ role: 'user', content: item.input });
+      this.#d.history.push({ role: 'user', content: userContent(item.input, item.files) });
       messageIds.push(messageId);
       drained.push(item);
       this.#settle(item.inputId, { kind: 'drained', turnId, messageId });
@@ -353,7 +377,7 @@ export class InputDispatcher {
     if (closing || !startNext) return;
     const next = this.#queue.takeNextQueued();
     if (next === undefined) return;
-    const ticket = this.#d.startTurn(next.input, next.inputId, next.traceId, true);
+    const ticket = this.#d.startTurn(next.input, next.files, next.inputId, next.traceId, true);
     this.#settle(next.inputId, { kind: 'started', ...ticket });
   }
 
@@ -396,6 +420,15 @@ export class InputDispatcher {
     return this.#d.emitter.emit('turn_steer_queued', null, item.traceId, {
       pendingInputId: item.inputId,
       input: item.input,
+      ...(item.files.length === 0
+        ? {}
+        : {
+            attachments: item.files.map((f) => ({
+              fileName: f.path,
+              mime: f.mime,
+              bytes: f.bytes,
+            })),
+          }),
       inputPreview: inputPreview(item.input),
       inputSize: new TextEncoder().encode(item.input).length,
       delivery,

@@ -1,7 +1,9 @@
+import type { InputFile } from './feature.ts';
 import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
+import { fileDataUrl } from './user-content.ts';
 
 /** Dependencies of {@link promoteUserInput}. */
 export interface PromotionDeps {
@@ -19,11 +21,13 @@ export interface PromotionSpec {
   readonly traceId: string;
   readonly messageId: string;
   readonly input: string;
+  /** Files its `@file` references named (R7.3): file parts after the text part. */
+  readonly files: readonly InputFile[];
   readonly inputId: string;
 }
 
 /**
- * R7.3 and R14.2: writes the user message with its text part and the ledger promotion of
+ * R7.3 and R14.2: writes the user message with its text and file parts and the ledger promotion of
  * `inputId` in one persistence command (one transaction in the worker), and emits
  * `session_input_promoted` only once the worker confirmed the commit. Used at turn start
  * and for guided inputs drained into a running turn.
@@ -57,6 +61,15 @@ export async function promoteUserInput(
         type: 'text',
         text: spec.input,
       },
+      ...spec.files.map((f) => ({
+        id: deps.ids.newId('prt'),
+        sessionId,
+        messageId: spec.messageId,
+        type: 'file' as const,
+        mime: f.mime,
+        filename: f.path,
+        url: fileDataUrl(f),
+      })),
     ],
     {
       sequence: deps.emitter.appender.latestSequence,

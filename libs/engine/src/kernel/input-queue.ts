@@ -1,7 +1,11 @@
+import type { InputFile } from './feature.ts';
+
 /** One accepted input waiting in the session (R14.3: the queue or a guided row). */
 export interface PendingInput {
   readonly inputId: string;
   readonly input: string;
+  /** The files its `@file` references named (R7.3). */
+  readonly files: readonly InputFile[];
   delivery: 'queue' | 'guide';
   /** The turn that was running when it was admitted. */
   readonly targetTurnId: string | null;

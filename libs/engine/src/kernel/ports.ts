@@ -59,3 +59,38 @@ export interface ContentHasher {
   /** SHA-256 of `text` (UTF-8) as 64 lowercase hex digits. */
   readonly sha256Hex: (text: string) => string;
 }
+
+/** Why a workspace file could not be read for an `@file` reference (R7.3, R12.1). */
+export type WorkspaceFileFailure =
+  | 'not_found'
+  | 'outside_workspace'
+  | 'not_a_file'
+  | 'not_text'
+  | 'too_large';
+
+/** A text file of the workspace, read for an `@file` reference. */
+interface WorkspaceFile {
+  /** Relative to the workspace root, with symbolic links resolved. */
+  readonly path: string;
+  readonly mime: string;
+  readonly text: string;
+  /** Size in bytes (UTF-8). */
+  readonly bytes: number;
+}
+
+/**
+ * The session's workspace as submissions see it (R12.1), given by the host: the engine does
+ * no file I/O. Paths are confined to the workspace root, symbolic links included.
+ */
+export interface WorkspaceFiles {
+  readFile(
+    requested: string,
+  ): Promise<
+    | { readonly ok: true; readonly file: WorkspaceFile }
+    | { readonly ok: false; readonly reason: WorkspaceFileFailure; readonly message: string }
+  >;
+  /** The text of `.agentwire/prompts/<name>.md`, or undefined when there is none. */
+  readPromptTemplate(name: string): Promise<string | undefined>;
+  /** Names of the workspace's prompt templates, sorted. */
+  listPromptTemplates(): Promise<readonly string[]>;
+}

@@ -3,6 +3,7 @@ import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
+import type { CommandContext, InputFile, SessionFeature, SessionStatus } from './feature.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -12,9 +13,16 @@ import {
 } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import { LedgerBook } from './ledger-book.ts';
+import { FeatureSet, normaliseSubmission } from './normalise-submission.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
-import type { ContentHasher, IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
+import type {
+  ContentHasher,
+  IdSource,
+  RuntimeClock,
+  RuntimeLogger,
+  WorkspaceFiles,
+} from './ports.ts';
 import { type LastRequest, RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
 import { sealFailedTurn } from './seal-failed-turn.ts';
@@ -25,6 +33,7 @@ import type { ToolDefinition } from './tool-definition.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts';
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
+import { userContent } from './user-content.ts';
 
 /** What a session starts from: fresh, or recovered from Postgres (R10.4). */
 export interface SessionStart {
@@ -70,12 +79,17 @@ export interface RuntimeSessionOptions {
   readonly titleModel?: ModelSelection;
   /** Digests of `model_request` chains (docs/decisions/0161); none without it. */
   readonly hasher?: ContentHasher;
+  /** What submissions are normalised with (R12.1, docs/decisions/0220); none: plain prompts. */
+  readonly features?: readonly SessionFeature[];
+  /** The workspace `@file` references and prompt templates are read from (R12.1). */
+  readonly workspace?: WorkspaceFiles;
 }
 
 /** What starts a turn. */
 interface TurnStart {
   readonly turnId: string;
   readonly input: string;
+  readonly files: readonly InputFile[];
   readonly inputId: string;
   readonly traceId: string;
   /** True when `turn_steer_queued` was emitted at admission (a queued input). */
@@ -112,6 +126,7 @@ export class RuntimeSession {
   readonly #turns = new TurnScanner();
   /** What each main-turn `model_request` extends (docs/decisions/0161). */
   readonly #requests: RequestChain;
+  readonly #features: FeatureSet;
   #turnCount: number;
   #active: ActiveTurn | undefined;
   #closed = false;
@@ -122,6 +137,7 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
+    this.#features = new FeatureSet(options.features ?? []);
     const { lastRequest } = options.start;
     this.#requests = new RequestChain(
       options.hasher,
@@ -138,8 +154,15 @@ export class RuntimeSession {
         const { turnId, inputId, controller } = active;
         return { turnId, inputId, stopping: controller.signal.aborted };
       },
-      startTurn: (input, inputId, traceId, admitted) =>
-        this.#startTurn({ turnId: options.ids.newId('turn'), input, inputId, traceId, admitted }),
+      startTurn: (input, files, inputId, traceId, admitted) =>
+        this.#startTurn({
+          turnId: options.ids.newId('turn'),
+          input,
+          files,
+          inputId,
+          traceId,
+          admitted,
+        }),
     });
     this.#titles = new SessionTitle(
       {
@@ -215,14 +238,48 @@ export class RuntimeSession {
   }
 
   /**
-   * Admits an input (R12.1, R14): rejected inputs get `turn_steer_rejected`; otherwise it
-   * starts a turn now, or waits (`turn_steer_queued`) to start its own turn after the
-   * running one (`queue`, in order) or to be inlined into the running turn at its next model
-   * step boundary (`guide`). From this call on the input is in exactly one place (R14.3).
+   * Takes a submission (R12.1, R14). It is normalised first: a slash command runs at once
+   * and its result is the answer; a prompt template becomes its prompt; `@file` references
+   * become file parts. A prompt is then admitted: rejected inputs get
+   * `turn_steer_rejected`; otherwise it starts a turn now, or waits (`turn_steer_queued`)
+   * to start its own turn after the running one (`queue`, in order) or to be inlined into
+   * the running turn at its next model step boundary (`guide`). From then on the input is
+   * in exactly one place (R14.3).
    */
   async submit(input: string, options: SubmitOptions = {}): Promise<Admission> {
     this.#assertUsable();
-    return this.#inputs.submit(input, options);
+    const inputId = options.inputId ?? this.#o.ids.newId('in');
+    const normalised = await normaliseSubmission(input, this.#features, this.#commandContext());
+    if (normalised.kind === 'command') {
+      const { command, result } = normalised;
+      return { ok: true, inputId, delivery: 'command', command, result };
+    }
+    const { text, files } = normalised.input;
+    return this.#inputs.submit(text, { ...options, inputId, files });
+  }
+
+  /** What the session's commands and expansions may use of it (docs/decisions/0220). */
+  #commandContext(): CommandContext {
+    const ctx: CommandContext = {
+      sessionId: this.sessionId,
+      workspace: this.#o.workspace,
+      commands: () => this.#features.list(ctx),
+      status: () => this.#status(),
+      rename: (title) => this.rename(title),
+    };
+    return ctx;
+  }
+
+  #status(): SessionStatus {
+    return {
+      sessionId: this.sessionId,
+      title: this.#titles.title,
+      titleSource: this.#titles.source,
+      persisted: this.#titles.persisted,
+      turnCount: this.#turnCount,
+      activeTurnId: this.#active?.turnId ?? null,
+      pendingInputIds: this.#inputs.ids(),
+    };
   }
 
   /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
@@ -375,11 +432,11 @@ export class RuntimeSession {
     signal: AbortSignal,
     previous: Promise<unknown> | undefined,
   ): Promise<TurnOutcome> {
-    const { turnId, input, inputId, traceId } = spec;
+    const { turnId, input, files, inputId, traceId } = spec;
     const userMessageId = this.#o.ids.newId('msg');
     let started = false;
     try {
-      if (!spec.admitted) await this.#inputs.admitStartNow(input, inputId, traceId);
+      if (!spec.admitted) await this.#inputs.admitStartNow(input, files, inputId, traceId);
       await previous?.catch(() => undefined);
       await this.#titles.ensurePersisted(input, traceId, userMessageId);
       const write = await promoteUserInput(
@@ -389,6 +446,7 @@ export class RuntimeSession {
           traceId,
           messageId: userMessageId,
           input,
+          files,
           inputId,
         },
       );
@@ -396,7 +454,7 @@ export class RuntimeSession {
       if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
       this.#titles.maybeGenerate(input, userMessageId, this.#turnCount);
       await this.#eviction.evictNow();
-      this.#history.push({ role: 'user', content: input });
+      this.#history.push({ role: 'user', content: userContent(input, files) });
       started = true;
       const outcome = await runTurn(
         {

@@ -79,6 +79,11 @@ export class SessionTitle {
     return this.#title;
   }
 
+  /** The title's source as the stream last stated it (R9.1). */
+  get source(): TitleSource | null {
+    return this.#source;
+  }
+
   /** Title jobs still running (in-flight work, R11.4). */
   get jobs(): number {
     return this.#jobs;

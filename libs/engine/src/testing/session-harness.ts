@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { createScriptedProvider } from '@agentwire/model';
+import { builtinFeatures } from '../features/index.ts';
 import { EventAppender } from '../kernel/event-appender.ts';
 import { EventNumbering } from '../kernel/event-numbering.ts';
 import { RuntimeSession, type RuntimeSessionOptions } from '../kernel/runtime-session.ts';
@@ -45,7 +46,8 @@ export interface SessionHarness {
 /**
  * A fresh {@link RuntimeSession} for unit tests: the scripted model, the given tools (or
  * in-memory ones), counting ids, a stepping clock, recording publisher, writer and
- * logger, a 5 s permission timeout and an empty, unpersisted start; `options` override.
+ * logger, a 5 s permission timeout, the production features (no workspace unless given)
+ * and an empty, unpersisted start; `options` override.
  */
 export function createSessionHarness(options: SessionHarnessOptions): SessionHarness {
   const {
@@ -79,6 +81,7 @@ export function createSessionHarness(options: SessionHarnessOptions): SessionHar
     cwd: root,
     root,
     permissionTimeoutMs: 5_000,
+    features: builtinFeatures,
     start: { persisted: false, title: null, turnCount: 0, history: [] },
     ...overrides,
   });

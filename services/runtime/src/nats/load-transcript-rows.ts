@@ -5,12 +5,14 @@ import type { StoreDb } from './session-loader.ts';
 
 const CompactPart = z.tuple([
   z.string(),
-  z.enum(['text', 'tool']),
+  z.enum(['text', 'tool', 'file']),
   z.string().nullable(),
   z.string().nullable(),
   z.string().nullable(),
   z.string().nullable(),
   z.unknown(),
+  z.string().nullable(),
+  z.string().nullable(),
   z.string().nullable(),
   z.string().nullable(),
 ]);
@@ -41,20 +43,43 @@ export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promis
       select json_agg(json_build_array(
         p.message_id, p.type, p.data ->> 'text', p.data ->> 'toolCallId', p.data ->> 'toolName',
         p.data -> 'state' ->> 'status', p.data -> 'state' -> 'input',
-        p.data -> 'state' ->> 'output', p.data -> 'state' ->> 'error'
+        p.data -> 'state' ->> 'output', p.data -> 'state' ->> 'error',
+        p.data ->> 'url', p.data ->> 'filename'
       ) order by p.message_id, p.id)::text as doc
-      from parts p where p.session_id = ${sessionId} and p.type in ('text', 'tool')`.execute(db),
+      from parts p where p.session_id = ${sessionId}
+        and p.type in ('text', 'tool', 'file')`.execute(db),
   ]);
   const byMessage = new Map<string, TranscriptPart[]>();
-  for (const [messageId, type, text, toolCallId, toolName, status, input, output, error] of z
-    .array(CompactPart)
-    .parse(JSON.parse(parts.rows[0]?.doc ?? '[]'))) {
+  for (const [
+    messageId,
+    type,
+    text,
+    toolCallId,
+    toolName,
+    status,
+    input,
+    output,
+    error,
+    url,
+    filename,
+  ] of z.array(CompactPart).parse(JSON.parse(parts.rows[0]?.doc ?? '[]'))) {
     let list = byMessage.get(messageId);
     if (list === undefined) {
       list = [];
       byMessage.set(messageId, list);
     }
-    list.push({ type, text, toolCallId, toolName, status, input: input ?? null, output, error });
+    list.push({
+      type,
+      text,
+      toolCallId,
+      toolName,
+      status,
+      input: input ?? null,
+      output,
+      error,
+      url,
+      filename,
+    });
   }
   return z
     .array(CompactMessage)

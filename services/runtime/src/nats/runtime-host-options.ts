@@ -6,10 +6,12 @@ import type {
   IdSource,
   RuntimeClock,
   RuntimeLogger,
+  SessionFeature,
   SessionSink,
   TitleGenerator,
   ToolDefinition,
   UsageRecorder,
+  WorkspaceFiles,
 } from '@agentwire/engine';
 import type { ModelProvider } from '@agentwire/model';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
@@ -33,6 +35,10 @@ export interface RuntimeHostOptions {
   readonly model: ModelProvider;
   readonly tools: readonly ToolDefinition[];
   readonly workspaceRoot: string;
+  /** `@file` references and prompt templates are read from it (R12.1). */
+  readonly workspace?: WorkspaceFiles;
+  /** The engine's features every session runs with (docs/decisions/0220). */
+  readonly features?: readonly SessionFeature[];
   readonly clock: RuntimeClock;
   readonly ids: IdSource;
   readonly logger: RuntimeLogger;

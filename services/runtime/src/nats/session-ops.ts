@@ -115,6 +115,10 @@ async function admissionReply(
       },
     );
   }
+  if (admission.delivery === 'command') {
+    const { inputId, command, result } = admission;
+    return { ok: true, sessionId, inputId, command, result };
+  }
   if (admission.delivery === 'startNow') {
     const { turnId, done } = admission;
     if (!wait) {

@@ -1,0 +1,90 @@
+import type { TitleSource } from '@agentwire/contracts';
+import type { WorkspaceFiles } from './ports.ts';
+
+/**
+ * The engine's one extension point (issue 10, docs/decisions/0220): a feature is a module in
+ * its own folder under `src/features/` that registers what it adds through this interface,
+ * and `src/features/index.ts` lists it in one line. The kernel's classes never name a
+ * feature. Members are added here when the first feature that needs them lands (tools,
+ * turn- and step-boundary hooks, operations), so nothing here is unused.
+ */
+export interface SessionFeature {
+  readonly name: string;
+  /** Slash commands it adds (R12.1), by name without the `/`. */
+  readonly commands?: readonly SlashCommand[];
+  /** Commands found at run time, such as the workspace's prompt templates. */
+  readonly dynamicCommands?: DynamicCommands;
+  /** Rewrites a prompt before admission, e.g. `@file` references into file parts (R7.3). */
+  readonly expandPrompt?: (input: PromptInput, ctx: CommandContext) => Promise<PromptInput>;
+}
+
+/** How a submission that names this command is handled (R12.1). */
+type CommandKind =
+  /** Run at once, never sent to the model (`/help`, `/status`, `/rename`). */
+  | 'direct'
+  /** Expands into a prompt (`/name args` from `.agentwire/prompts/<name>.md`). */
+  | 'template';
+
+/** What `/help` says of a command. */
+export interface CommandInfo {
+  readonly name: string;
+  readonly kind: CommandKind;
+  readonly summary: string;
+  /** How it is written, e.g. `/rename <title>`. */
+  readonly usage: string;
+}
+
+/** What a command did: a result for the submitter, or the prompt it stands for. */
+type CommandOutcome =
+  | { readonly kind: 'result'; readonly result: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'prompt'; readonly text: string };
+
+/** A slash command. `args` is the text after the name, trimmed. */
+export interface SlashCommand extends CommandInfo {
+  run(args: string, ctx: CommandContext): Promise<CommandOutcome>;
+}
+
+/** Commands that exist only when the workspace has them. */
+interface DynamicCommands {
+  resolve(name: string, ctx: CommandContext): Promise<SlashCommand | undefined>;
+  list(ctx: CommandContext): Promise<readonly CommandInfo[]>;
+}
+
+/** A file a prompt refers to, carried as a file part of its user message (R7.3). */
+export interface InputFile {
+  /** Relative to the workspace root. */
+  readonly path: string;
+  readonly mime: string;
+  readonly text: string;
+  /** Size in bytes (UTF-8). */
+  readonly bytes: number;
+}
+
+/** A submission normalised into a real prompt: its text and the files it refers to. */
+export interface PromptInput {
+  readonly text: string;
+  /** Distinct, sorted by path: the same input always gives the same model content. */
+  readonly files: readonly InputFile[];
+}
+
+/** What the session says of itself to `/status`. */
+export interface SessionStatus {
+  readonly sessionId: string;
+  readonly title: string | null;
+  readonly titleSource: TitleSource | null;
+  readonly persisted: boolean;
+  readonly turnCount: number;
+  readonly activeTurnId: string | null;
+  readonly pendingInputIds: readonly string[];
+}
+
+/** What a command or an expansion may use of its session. */
+export interface CommandContext {
+  readonly sessionId: string;
+  /** The session's workspace; absent when the host gives none (then no file is read). */
+  readonly workspace: WorkspaceFiles | undefined;
+  /** Every command the session knows now, sorted by name. */
+  commands(): Promise<readonly CommandInfo[]>;
+  status(): SessionStatus;
+  rename(title: string): Promise<void>;
+}

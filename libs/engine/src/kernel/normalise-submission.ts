@@ -1,0 +1,107 @@
+import type {
+  CommandContext,
+  CommandInfo,
+  PromptInput,
+  SessionFeature,
+  SlashCommand,
+} from './feature.ts';
+import { RuntimeError } from './runtime-error.ts';
+
+/** `/name` or `/name args`: a name starts with a letter; `/usr/bin/ls` is not a command. */
+const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
+
+/**
+ * The commands and expansions of a session's features (docs/decisions/0220), looked up by
+ * name. Two features registering one name is a programming error, caught at start.
+ */
+export class FeatureSet {
+  readonly #features: readonly SessionFeature[];
+  readonly #commands = new Map<string, SlashCommand>();
+
+  constructor(features: readonly SessionFeature[]) {
+    this.#features = features;
+    for (const feature of features) {
+      for (const command of feature.commands ?? []) {
+        if (this.#commands.has(command.name)) {
+          throw new Error(`feature ${feature.name}: command /${command.name} is registered twice`);
+        }
+        this.#commands.set(command.name, command);
+      }
+    }
+  }
+
+  /** The command called `name`: a registered one first, then the dynamic ones in order. */
+  async resolve(name: string, ctx: CommandContext): Promise<SlashCommand | undefined> {
+    const known = this.#commands.get(name);
+    if (known !== undefined) return known;
+    for (const feature of this.#features) {
+      const found = await feature.dynamicCommands?.resolve(name, ctx);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /** Every command known now, sorted by name; a registered one hides a dynamic namesake. */
+  async list(ctx: CommandContext): Promise<readonly CommandInfo[]> {
+    const byName = new Map<string, CommandInfo>();
+    for (const feature of this.#features) {
+      for (const info of (await feature.dynamicCommands?.list(ctx)) ?? []) {
+        byName.set(info.name, info);
+      }
+    }
+    for (const { name, kind, summary, usage } of this.#commands.values()) {
+      byName.set(name, { name, kind, summary, usage });
+    }
+    return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Runs every feature's prompt expansion, in registration order. */
+  async expand(input: PromptInput, ctx: CommandContext): Promise<PromptInput> {
+    let current = input;
+    for (const feature of this.#features) {
+      if (feature.expandPrompt !== undefined) current = await feature.expandPrompt(current, ctx);
+    }
+    return current;
+  }
+}
+
+/** A submission, normalised (R12.1). */
+export type NormalisedSubmission =
+  | {
+      readonly kind: 'command';
+      readonly command: string;
+      readonly result: Readonly<Record<string, unknown>>;
+    }
+  | { readonly kind: 'prompt'; readonly input: PromptInput };
+
+/**
+ * R12.1: a submission becomes a slash command run at once, or a real prompt. A template
+ * command gives the prompt it stands for, which is then expanded like any other (`@file`
+ * references become file parts). An unknown command is refused with `unknown_command`
+ * listing the known ones; it never reaches the model.
+ */
+export async function normaliseSubmission(
+  text: string,
+  features: FeatureSet,
+  ctx: CommandContext,
+): Promise<NormalisedSubmission> {
+  let prompt = text;
+  const match = COMMAND.exec(text.trim());
+  if (match !== null) {
+    const name = (match[1] ?? '').toLowerCase();
+    const command = await features.resolve(name, ctx);
+    if (command === undefined) {
+      const known = (await features.list(ctx)).map((c) => c.name);
+      throw new RuntimeError(
+        'unknown_command',
+        `unknown command /${name}; known commands: ${known.map((n) => `/${n}`).join(', ')}`,
+        { command: name, known },
+      );
+    }
+    const outcome = await command.run((match[2] ?? '').trim(), ctx);
+    if (outcome.kind === 'result')
+      return { kind: 'command', command: name, result: outcome.result };
+    prompt = outcome.text;
+  }
+  return { kind: 'prompt', input: await features.expand({ text: prompt, files: [] }, ctx) };
+}
