@@ -18,7 +18,7 @@ case "$task" in
   lint)      node scripts/asyncapi.ts --check && biome check "$@" . && knip --no-progress --no-config-hints \
                && exec knip --no-progress --no-config-hints --production --include exports,types ;;
   format)    exec biome format --write "$@" . ;;
-  typecheck) exec tsc -p tsconfig.json --noEmit "$@" ;;
+  typecheck) tsc -p tsconfig.json --noEmit "$@" && exec tsc -p apps/web/tsconfig.json --noEmit "$@" ;;
   bench)     exec node bench/src/main.ts "$@" ;;
   start)     exec node scripts/start.ts "$@" ;;
   migrate)   exec node libs/store/src/cli.ts "$@" ;;

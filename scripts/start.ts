@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureWebBuilt } from '@agentwire/web/ensure-built';
 import pg from 'pg';
 import { type ResolvedPostgres, resolvePostgres } from './start/embedded-postgres.ts';
 import { NatsServerMissingError, type ResolvedNats, resolveNats } from './start/local-nats.ts';
@@ -115,6 +116,11 @@ async function main(): Promise<void> {
       AW_TITLE_GENERATION: 'on',
     },
   };
+  // The gateway serves the web client's build (apps/web/dist): build it when it is stale.
+  const web = await ensureWebBuilt();
+  say(
+    `  web client           ${web.built ? 'built' : 'up to date'} (${path.relative(root, web.dir)})`,
+  );
   let gatewayPort = 0;
   for (const service of services) {
     const started = await startService(ctx, service, children);
@@ -131,6 +137,7 @@ async function main(): Promise<void> {
     process.exit(demoExit);
   }
   say(`\nagentwire is running. Gateway: http://127.0.0.1:${gatewayPort}`);
+  say(`  open the web client: http://127.0.0.1:${gatewayPort}/`);
   say('  follow a session:  node services/cli/src/main.ts follow <sessionId>');
   say(`  or over HTTP:      curl -N http://127.0.0.1:${gatewayPort}/sessions/<id>/events`);
   say(`Logs in ${options.logDir}. Ctrl-C stops every service and the servers started here.`);

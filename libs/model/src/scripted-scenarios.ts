@@ -136,6 +136,21 @@ export const SCRIPTED_SCENARIOS = {
     chunkDelayMs: 50,
     steps: [{ items: [{ type: 'text', text: longText }] }],
   },
+  /** Thinks, then streams a Markdown answer word by word: a web client renders it live (issue 14). */
+  markdown: {
+    chunkDelayMs: 40,
+    steps: [
+      {
+        items: [
+          { type: 'reasoning', text: 'A short plan first, then the answer in Markdown.' },
+          {
+            type: 'text',
+            text: '## Plan\n\nFirst **read** the `README.md`, then:\n\n- write a note\n- say what changed\n\n```sh\ncat README.md\n```',
+          },
+        ],
+      },
+    ],
+  },
   /** Streams a few words, then holds: the turn is "streaming" until it is ended. */
   held_stream: {
     steps: [{ items: [{ type: 'text', text: 'Thinking it over' }, { type: 'hold' }] }],

@@ -14,6 +14,7 @@ import { registerQueryRoutes } from './query-routes.ts';
 import { SessionFanout } from './session-fanout.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
+import { registerWebApp } from './web-app.ts';
 
 /** Options of {@link buildApp}. */
 export interface GatewayAppOptions {
@@ -40,6 +41,8 @@ export interface GatewayAppOptions {
   readonly auth?: GatewayAuth;
   /** Session-route requests per minute per token (per client address without auth). */
   readonly rateLimitPerMinute?: number;
+  /** The web client's built files, served at `/` (web-app.ts); absent: no web client. */
+  readonly webDir?: string;
 }
 
 /** Fastify's own error codes and the gateway error code each becomes. */
@@ -99,6 +102,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
   });
   registerOpenApi(app);
   void app.register(helmet);
+  if (options.webDir !== undefined) registerWebApp(app, options.webDir);
   if (options.auth !== undefined) registerAuth(app, options.auth, options.backend);
   void app.register(rateLimit, {
     max: options.rateLimitPerMinute ?? 600,

@@ -37,6 +37,8 @@ export const GatewayConfig = BaseServiceConfig.extend({
   /** Oldest `iat` accepted (jose time span: `1h`, `15m`). */
   AW_GATEWAY_JWT_MAX_AGE: z.string().min(1).default('1h'),
   AW_GATEWAY_MAX_TOKEN_BYTES: positiveInt(8192),
+  /** The web client's built files (`apps/web/dist` when built); `off` serves none. */
+  AW_WEB_DIR: z.string().min(1).optional(),
 }).superRefine((c, ctx) => {
   if (c.AW_GATEWAY_AUTH !== 'jwt') return;
   for (const key of ['AW_GATEWAY_JWT_ISSUER', 'AW_GATEWAY_JWT_AUDIENCE'] as const) {

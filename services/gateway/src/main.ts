@@ -13,6 +13,7 @@ import { buildApp } from './build-app.ts';
 import { GatewayConfig } from './config.ts';
 import { createGatewayMetrics } from './gateway-metrics.ts';
 import { SseHub } from './sse-hub.ts';
+import { webAppDir } from './web-app.ts';
 
 const SERVICE = 'gateway';
 
@@ -35,6 +36,8 @@ await runServiceMain({
         });
         const connected = bus;
         const auth = await gatewayAuthFrom(config, connected.nc);
+        const webDir = webAppDir(config.AW_WEB_DIR);
+        logger.info({ webDir: webDir ?? 'none' }, 'gateway web client');
         logger.info({ auth: config.AW_GATEWAY_AUTH }, 'gateway authentication');
         app = buildApp({
           ...(auth === undefined ? {} : { auth }),
@@ -57,6 +60,7 @@ await runServiceMain({
           waitTimeoutMs: config.AW_GATEWAY_WAIT_TIMEOUT_MS,
           heartbeatMs: config.AW_GATEWAY_HEARTBEAT_MS,
           maxFrameBytes: config.AW_SSE_MAX_FRAME_BYTES,
+          ...(webDir === undefined ? {} : { webDir }),
         });
         await listenServiceApp(app, {
           name: SERVICE,

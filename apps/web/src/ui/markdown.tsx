@@ -1,0 +1,17 @@
+import DOMPurify from 'dompurify';
+import { marked } from 'marked';
+import { useMemo } from 'preact/hooks';
+
+/**
+ * Markdown as the model wrote it: parsed by marked (GitHub-flavoured), then sanitised by
+ * DOMPurify, since model output is untrusted text. Re-parsed when the text grows, so a
+ * streamed message renders its Markdown as it arrives.
+ */
+export function Markdown({ text }: { readonly text: string }) {
+  const html = useMemo(() => {
+    const raw = marked.parse(text, { async: false, gfm: true, breaks: false });
+    return DOMPurify.sanitize(raw, { USE_PROFILES: { html: true } });
+  }, [text]);
+  // Sanitised by DOMPurify just above.
+  return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}

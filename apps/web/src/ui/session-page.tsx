@@ -1,0 +1,81 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { answerPermission, interruptTurn, type Lane, sendPrompt } from '../api/gateway-api.ts';
+import { Composer } from './composer.tsx';
+import { ConnectionBanner } from './connection-banner.tsx';
+import { MessageItem } from './message-item.tsx';
+import { PermissionCard } from './permission-card.tsx';
+import { QueuePanel } from './queue-panel.tsx';
+import { StatusBadge } from './status-badge.tsx';
+import { useSession } from './use-session.ts';
+
+/** One open session: header, transcript, pending permissions, the queue and the prompt box. */
+export function SessionPage({ sessionId }: { readonly sessionId: string }) {
+  const { view, status, error } = useSession(sessionId);
+  const bottom = useRef<HTMLDivElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const count = view?.applied ?? 0;
+  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [count]);
+  // Opening a session moves focus to its title, so a keyboard or screen-reader user lands in it.
+  useEffect(() => heading.current?.focus(), [sessionId]);
+  const p = view?.projection;
+  const running = p !== undefined && p.currentTurnId !== null;
+  const title = p?.title ?? 'New session';
+  return (
+    <section
+      class="session"
+      aria-labelledby="session-title"
+      data-session-id={sessionId}
+      data-last-seq={view?.lastSeq ?? -1}
+      data-applied={count}
+    >
+      <header class="session-header">
+        <h1 id="session-title" tabIndex={-1} ref={heading}>
+          {title}
+        </h1>
+        {p === undefined ? null : <StatusBadge status={p.status} />}
+        <ConnectionBanner status={status} />
+      </header>
+      {error === undefined ? null : (
+        <p class="error" role="alert">
+          Could not open the session: {error}
+        </p>
+      )}
+      <div class="transcript" role="log" aria-label="Conversation" aria-live="polite">
+        {view === undefined && error === undefined ? <p class="muted">Loading…</p> : null}
+        {view?.transcript.messages.length === 0 ? (
+          <p class="empty">No messages yet. Write the first one below.</p>
+        ) : null}
+        {view?.transcript.messages.map((m) => (
+          <MessageItem key={m.id} message={m} />
+        ))}
+        {view?.transcript.notices.map((n) => (
+          <p key={`${n.turnId}:${n.text}`} class={`notice notice-${n.level}`}>
+            {n.text}
+          </p>
+        ))}
+        <div ref={bottom} />
+      </div>
+      <div class="dock">
+        {p?.pendingPermissions.map((request) => (
+          <PermissionCard
+            key={request.requestId ?? request.toolCallId}
+            request={request}
+            onAnswer={async (id, decision) => {
+              await answerPermission(sessionId, id, decision);
+            }}
+          />
+        ))}
+        <QueuePanel inputs={p?.pendingSteerInputs ?? []} />
+        <Composer
+          running={running}
+          onSend={async (text: string, lane: Lane) => {
+            await sendPrompt(sessionId, text, lane);
+          }}
+          onInterrupt={async () => {
+            await interruptTurn(sessionId);
+          }}
+        />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,57 @@
+import { useEffect, useState } from 'preact/hooks';
+import { historyPage } from '../api/gateway-api.ts';
+import { type FeedStatus, SessionFeed } from '../feed/session-feed.ts';
+import { loadBase } from '../state/load-base.ts';
+import { applyEvents, type SessionView, viewOfBase } from '../state/session-view.ts';
+
+/** An open session: its view once loaded, the feed's status, a load failure. */
+export interface OpenSession {
+  readonly view: SessionView | undefined;
+  readonly status: FeedStatus;
+  readonly error: string | undefined;
+}
+
+/**
+ * Opens a session: loads its base (projection and history as of N), then follows it from
+ * N. Every event goes through `applyEvents`, which drops what the view already has; a
+ * snapshot frame (the base expired, R15.1) replaces the whole view with that projection and
+ * the history exact for its number.
+ */
+export function useSession(sessionId: string): OpenSession {
+  const [view, setView] = useState<SessionView | undefined>();
+  const [status, setStatus] = useState<FeedStatus>('connecting');
+  const [error, setError] = useState<string | undefined>();
+  useEffect(() => {
+    let feed: SessionFeed | undefined;
+    let closed = false;
+    setView(undefined);
+    setError(undefined);
+    setStatus('connecting');
+    loadBase(sessionId).then(
+      ({ view: base }) => {
+        if (closed) return;
+        setView(base);
+        feed = new SessionFeed(
+          { baseUrl: '', sessionId, afterSequence: base.lastSeq },
+          {
+            onEvents: (events) => setView((v) => (v === undefined ? v : applyEvents(v, events))),
+            onSnapshot: (projection, asOfSeq) => {
+              void historyPage(sessionId, { asOfSeq }).then(
+                (page) => !closed && setView(viewOfBase(projection, page.messages, asOfSeq)),
+                () => !closed && setView(viewOfBase(projection, [], asOfSeq)),
+              );
+            },
+            onStatus: (s) => !closed && setStatus(s),
+          },
+        );
+        feed.start();
+      },
+      (e: unknown) => !closed && setError(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      closed = true;
+      void feed?.stop();
+    };
+  }, [sessionId]);
+  return { view, status, error };
+}

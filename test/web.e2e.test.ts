@@ -1,0 +1,289 @@
+import {
+  type BusConnection,
+  connectBus,
+  followSession,
+  type SessionFollower,
+} from '@agentwire/bus';
+import { names, type SessionEvent } from '@agentwire/contracts';
+import { type Stack, startStack } from '@agentwire/gateway/testing';
+import { SERVICE_MAINS } from '@agentwire/runtime/testing';
+import {
+  createTestEnvironment,
+  type ServiceProcess,
+  startServiceProcess,
+  type TestEnvironment,
+  waitUntil,
+} from '@agentwire/testing';
+import { ensureWebBuilt } from '@agentwire/web/ensure-built';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, launchBrowser, screenshot, seriousViolations, startGateway } from './web-kit.ts';
+
+let env: TestEnvironment;
+let stack: Stack;
+let sidecar: ServiceProcess;
+let gateway: ServiceProcess;
+let browser: Browser;
+let bus: BusConnection;
+let port: number;
+let webDir: string;
+let base: string;
+
+beforeAll(async () => {
+  env = await createTestEnvironment();
+  const built = ensureWebBuilt();
+  stack = await startStack(env, {
+    serviceEnv: { runtime: { AW_TITLE_GENERATION: 'on', AW_TITLE_REQUEST_TIMEOUT_MS: '10000' } },
+  });
+  const common = { NATS_URL: env.natsUrl, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
+  [sidecar, { dir: webDir }, port, browser, bus] = await Promise.all([
+    startServiceProcess(SERVICE_MAINS.titleSidecar, common, { readyWhen: 'title sidecar serving' }),
+    built,
+    freePort(),
+    launchBrowser(),
+    connectBus({ servers: env.natsUrl, name: 'web-e2e' }),
+  ]);
+  gateway = await startGateway(env, port, webDir);
+  base = `http://127.0.0.1:${port}`;
+});
+
+afterAll(async () => {
+  await browser?.close();
+  gateway?.kill('SIGTERM');
+  sidecar?.kill('SIGTERM');
+  await Promise.all([gateway?.exited, sidecar?.exited]);
+  await bus?.close();
+  await stack?.stop();
+  await env?.dispose();
+});
+
+async function post(path: string, body: unknown = {}): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/**
+ * A page of the web client, 1280×860, with its errors collected: a tab of `context`, or of a
+ * browser window of its own.
+ */
+async function openPage(
+  hash = '',
+  context?: BrowserContext,
+): Promise<{ page: Page; errors: string[] }> {
+  const window = context ?? (await browser.newContext({ viewport: { width: 1280, height: 860 } }));
+  const page = await window.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`${base}/${hash}`);
+  return { page, errors };
+}
+
+/** Types a prompt in the prompt box and sends it with Enter, as a person does. */
+async function typePrompt(page: Page, text: string): Promise<void> {
+  const box = page.getByRole('textbox', { name: 'Message' });
+  await box.fill(text);
+  await box.press('Enter');
+}
+
+/** The open session's id, from the page's URL (`#/s/<id>`). */
+const openSessionId = (page: Page) => decodeURIComponent(new URL(page.url()).hash.slice(4));
+
+const sessionAttrs = (page: Page) =>
+  page.locator('section.session').evaluate((el) => ({
+    lastSeq: Number(el.getAttribute('data-last-seq')),
+    applied: Number(el.getAttribute('data-applied')),
+  }));
+
+/** Every event of a session as the bus has it, from 0, followed live: the reference. */
+function reference(sessionId: string): { events: SessionEvent[]; follower: SessionFollower } {
+  const follower = followSession(bus.js, names(env.prefix), sessionId, { afterSequence: 0 });
+  const events: SessionEvent[] = [];
+  void (async () => {
+    for await (const e of follower) events.push(e);
+  })();
+  return { events, follower };
+}
+
+describe('the web client in headless Chromium against the real stack', () => {
+  it('lists sessions, opens one with its history, streams a prompt, allows a permission, shows the tool result and the generated title', async () => {
+    // A session with history, made over HTTP before the page opens.
+    const earlier = String((await post('/sessions')).sessionId);
+    await post(`/sessions/${earlier}/prompt`, { text: '[scenario:markdown] plan it', wait: true });
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${base}/sessions`);
+        const list = (await res.json()) as { sessions: { id: string; titleSource: string }[] };
+        return list.sessions.some((s) => s.id === earlier && s.titleSource === 'generated');
+      },
+      { timeoutMs: 20_000, what: 'the earlier session listed with its generated title' },
+    );
+
+    const { page, errors } = await openPage();
+    const listed = page.locator(`nav a[data-session-id="${earlier}"]`);
+    await listed.waitFor();
+    await page.getByText('Pick a session on the left').waitFor();
+    await screenshot(page, '01-session-list');
+
+    await listed.click();
+    await page.locator('.message-assistant .markdown h2', { hasText: 'Plan' }).waitFor();
+    expect(await listed.getAttribute('aria-current')).toBe('page');
+    const answer = page.locator('.message-assistant .markdown');
+    expect(await answer.locator('strong').textContent()).toBe('read');
+    expect(await answer.locator('li').allTextContents()).toEqual([
+      'write a note',
+      'say what changed',
+    ]);
+    expect((await answer.locator('pre code').textContent())?.trim()).toBe('cat README.md');
+    const thinking = page.locator('details.reasoning');
+    expect(await thinking.getAttribute('open')).toBeNull();
+    expect(await thinking.locator('summary').textContent()).toBe('Thinking');
+    await screenshot(page, '02-session-history');
+
+    // A new session: its first prompt streams, asks a permission, and gets a generated title.
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL((url) => url.hash.startsWith('#/s/') && !url.hash.endsWith(earlier));
+    const sid = openSessionId(page);
+    await page.getByText('No messages yet').waitFor();
+    await page.locator('[data-connection="live"]').waitFor();
+    await typePrompt(page, '[scenario:two_tools] read the README and write a note');
+    await page.locator('.message-user', { hasText: 'read the README and write a note' }).waitFor();
+    await page.locator('.markdown', { hasText: 'Let me look at the workspace.' }).waitFor();
+    await page.locator('[data-tool-name="read_file"] [data-status="completed"]').waitFor();
+    const allow = page.getByRole('button', { name: 'Allow' });
+    await allow.waitFor();
+    expect(await page.locator('.permission h3').textContent()).toMatch(/Allow write_file\?/);
+    expect(await page.locator('[data-tool-name="write_file"] [data-status]').textContent()).toBe(
+      'Waiting',
+    );
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '03-permission-request');
+
+    await allow.click();
+    await page.locator('[data-tool-name="write_file"] [data-status="completed"]').waitFor();
+    await page
+      .locator('.markdown', { hasText: 'Done: read README.md and wrote notes.txt.' })
+      .waitFor();
+    await page.locator('.permission').waitFor({ state: 'detached' });
+    await page.locator('[data-tool-name="write_file"] summary').click();
+    expect(await page.locator('[data-tool-name="write_file"] .tool-output').textContent()).toBe(
+      'wrote 21 bytes to notes.txt',
+    );
+
+    // The generated title, as the read side has it, appears in the header and the list.
+    let generated = '';
+    await waitUntil(
+      async () => {
+        const list = (await (await fetch(`${base}/sessions`)).json()) as {
+          sessions: { id: string; title: string; titleSource: string }[];
+        };
+        const mine = list.sessions.find((s) => s.id === sid);
+        generated = mine?.titleSource === 'generated' ? mine.title : '';
+        return generated !== '';
+      },
+      { timeoutMs: 20_000, what: 'a generated title' },
+    );
+    await page.locator('#session-title', { hasText: generated }).waitFor();
+    await page
+      .locator(`nav a[data-session-id="${sid}"] .session-title`, { hasText: generated })
+      .waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '04-turn-done');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('streams text as it arrives, and after the gateway restarts mid-turn shows every event once', async () => {
+    const { page, errors } = await openPage();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/#\/s\/.+/);
+    const sid = openSessionId(page);
+    const ref = reference(sid);
+    await page.locator('[data-connection="live"]').waitFor();
+    await typePrompt(page, '[scenario:slow_text] take your time');
+
+    // Mid-stream: some words shown, not all.
+    const text = page.locator('.message-assistant .markdown');
+    await text.filter({ hasText: 'word3' }).waitFor();
+    expect(await text.textContent()).not.toContain('word39');
+
+    gateway.kill('SIGTERM');
+    await gateway.exited;
+    await page.locator('[data-connection="reconnecting"]').waitFor();
+    await screenshot(page, '05-reconnecting');
+    // The turn goes on without the gateway; it ends before the gateway is back.
+    await waitUntil(() => ref.events.some((e) => e.type === 'turn_complete'), {
+      timeoutMs: 20_000,
+      what: 'the turn to end while the gateway is down',
+    });
+    expect(await page.locator('[data-connection="reconnecting"]').count()).toBe(1);
+    gateway = await startGateway(env, port, webDir);
+
+    await page.locator('[data-connection="live"]').waitFor({ timeout: 20_000 });
+    const last = ref.events.at(-1)?.sequenceNumber ?? 0;
+    await page.waitForFunction(
+      `Number(document.querySelector('section.session')?.dataset.lastSeq) >= ${last}`,
+    );
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    expect((await text.textContent())?.trim()).toBe(words);
+    expect(await text.count()).toBe(1);
+    // Every event the bus holds for the session was applied once: none missing, none twice.
+    expect(await sessionAttrs(page)).toEqual({ lastSeq: last, applied: ref.events.length });
+    await screenshot(page, '06-reconnected');
+    await ref.follower.stop();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('keeps two tabs on one session identical, each operable by keyboard', async () => {
+    const sid = String((await post('/sessions')).sessionId);
+    const window = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const one = await openPage(`#/s/${sid}`, window);
+    const two = await openPage(`#/s/${sid}`, window);
+    for (const tab of [one, two]) await tab.page.locator('[data-connection="live"]').waitFor();
+
+    // Tab one: Tab to the prompt box, type, Enter.
+    await tabTo(one.page, '#prompt');
+    await one.page.keyboard.type('[scenario:two_tools] tidy up');
+    await one.page.keyboard.press('Enter');
+    // Tab two answers the permission: Tab to Allow, Enter.
+    await two.page.getByRole('button', { name: 'Allow' }).waitFor();
+    await one.page.getByRole('button', { name: 'Allow' }).waitFor();
+    await tabTo(two.page, '.permission button.primary');
+    await two.page.keyboard.press('Enter');
+    for (const tab of [one, two]) {
+      await tab.page.locator('.markdown', { hasText: 'Done: read README.md' }).waitFor();
+      await tab.page.locator('.permission').waitFor({ state: 'detached' });
+    }
+    await waitUntil(
+      async () => {
+        const [a, b] = await Promise.all([sessionAttrs(one.page), sessionAttrs(two.page)]);
+        return a.lastSeq === b.lastSeq;
+      },
+      { timeoutMs: 10_000, what: 'both tabs at the same number' },
+    );
+    const transcript = (page: Page) => page.locator('.transcript').innerHTML();
+    expect(await transcript(one.page)).toBe(await transcript(two.page));
+    expect(await sessionAttrs(one.page)).toEqual(await sessionAttrs(two.page));
+    await screenshot(one.page, '07-tab-one');
+    await screenshot(two.page, '08-tab-two');
+    expect([...one.errors, ...two.errors]).toEqual([]);
+    await window.close();
+  });
+});
+
+/** Presses Tab until the focused element matches `selector` (at most 40 times), as a keyboard user. */
+async function tabTo(page: Page, selector: string): Promise<void> {
+  for (let i = 0; i < 40; i += 1) {
+    await page.keyboard.press('Tab');
+    // A string, evaluated in the page: this file is type-checked without the DOM library.
+    const focused = `document.activeElement?.matches(${JSON.stringify(selector)}) === true`;
+    if ((await page.evaluate(focused)) === true) return;
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
