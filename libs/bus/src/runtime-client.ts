@@ -1,6 +1,7 @@
 import {
   AckReply,
   type AnswerPermissionRequest,
+  ClearInputsReply,
   CreateReply,
   type EmptyRequest,
   ErrorReply,
@@ -167,6 +168,31 @@ export class RuntimeClient {
       ReorderInputsReply,
       options,
     );
+  }
+
+  /**
+   * Moves a waiting input to `position` (0 = next to run), the others keeping their order
+   * (`turn_steer_reordered`); `position_out_of_range` past the last, `input_not_pending`
+   * when it is not waiting. The reply has the whole new order.
+   */
+  moveInput(
+    sessionId: string,
+    inputId: string,
+    position: number,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ReorderInputsReply>> {
+    return this.#op(sessionId, 'move_input', { inputId, position }, ReorderInputsReply, options);
+  }
+
+  /**
+   * Clears the queue: every waiting input leaves (`turn_steer_discarded` `user_cleared`).
+   * A no-op on an empty queue; the reply lists the ids that left.
+   */
+  clearInputs(
+    sessionId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ClearInputsReply>> {
+    return this.#op(sessionId, 'clear_inputs', {}, ClearInputsReply, options);
   }
 
   /** Ends a session (`session_ended`) and releases it. */

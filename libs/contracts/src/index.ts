@@ -114,6 +114,7 @@ export {
 export {
   AckReply,
   AnswerPermissionRequest,
+  ClearInputsReply,
   CommandPromptReply,
   CreateReply,
   EmptyRequest,
@@ -124,6 +125,7 @@ export {
   isInputOp,
   isQueuedPromptReply,
   isRuntimeOp,
+  MoveInputRequest,
   OpenReply,
   OpenRequest,
   ProjectionGetReply,

@@ -77,8 +77,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  * - turns: `turn_in_progress`, `no_active_turn` (`interrupt` with nothing running);
  * - inputs (R14.4): `empty_input`, `prompt_too_large` (R14.4 `input_too_large`; detail
  *   `limit`), `expected_turn_mismatch`, `turn_not_steerable` (`guide` into a turn being
- *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs` of an input not
- *   waiting), `duplicate_input` (an `inputId` the session accepted before it was loaded
+ *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs`/`move_input` of an
+ *   input not waiting), `position_out_of_range` (`move_input` past the last; detail
+ *   `position`, `size`), `duplicate_input` (an `inputId` the session accepted before it was loaded
  *   where it runs now; detail `turnId` when it got a turn: a retry of one accepted since
  *   gets the first answer again, never a second turn);
  * - normalisation (R12.1): `unknown_command` (a slash command that is neither built in nor
@@ -108,6 +109,7 @@ export const RuntimeErrorCode = z.enum([
   'expected_turn_mismatch',
   'turn_not_steerable',
   'input_not_pending',
+  'position_out_of_range',
   'duplicate_input',
   'unknown_command',
   'invalid_command',
@@ -273,6 +275,27 @@ export const ReorderInputsRequest = z.strictObject({
 /** `reorder_inputs` request. */
 export type ReorderInputsRequest = z.infer<typeof ReorderInputsRequest>;
 
+/**
+ * `aw.rt.<sid>.move_input`: the waiting input moves to `position` (0 = next to run), the
+ * others keep their order (`turn_steer_reordered` with the whole new order). Replies
+ * `{ ok, order }`; a position past the last is `position_out_of_range`.
+ */
+export const MoveInputRequest = z.strictObject({
+  inputId: z.string().min(1),
+  position: z.number().int().min(0),
+});
+/** `move_input` request. */
+export type MoveInputRequest = z.infer<typeof MoveInputRequest>;
+
+/**
+ * `aw.rt.<sid>.clear_inputs`: every waiting input leaves (`turn_steer_discarded`
+ * `user_cleared`). On an empty queue it is a no-op, not an error. Replies
+ * `{ ok, cleared }`, the ids that left, in their order.
+ */
+export const ClearInputsReply = z.object({ ok: z.literal(true), cleared: z.array(z.string()) });
+/** Reply of `clear_inputs`. */
+export type ClearInputsReply = z.infer<typeof ClearInputsReply>;
+
 /** Reply of `remove_input`: the input that was removed. */
 export const RemoveInputReply = z.object({ ok: z.literal(true), inputId: z.string() });
 /** Reply of `remove_input`. */
@@ -284,7 +307,7 @@ export const ReorderInputsReply = z.object({ ok: z.literal(true), order: z.array
 export type ReorderInputsReply = z.infer<typeof ReorderInputsReply>;
 
 /** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
-const INPUT_OPS = ['remove_input', 'reorder_inputs'] as const;
+const INPUT_OPS = ['remove_input', 'reorder_inputs', 'move_input', 'clear_inputs'] as const;
 /** One input operation name. */
 export type InputOp = (typeof INPUT_OPS)[number];
 

@@ -64,13 +64,14 @@ export function applyLedgerOperation(
 
 /**
  * The ledger operation a `turn_steer_discarded` reason stands for (R6, R14.2, R14.4):
- * `user_removed` cancels; `turn_cancelled`, `turn_failed` and `session_resumed` discard;
+ * `user_removed` and `user_cleared` cancel; `turn_cancelled`, `turn_failed` and `session_resumed` discard;
  * `start_failed` fails; `promoted` is none (the promotion already closed the row). The
  * engine applies it before it emits the event, the store when it writes the row.
  */
 export function ledgerOperationOfDiscard(reason: SteerDiscardReason): LedgerOperation | undefined {
   switch (reason) {
     case 'user_removed':
+    case 'user_cleared':
       return { kind: 'cancel' };
     case 'turn_cancelled':
     case 'turn_failed':

@@ -351,21 +351,21 @@ export function buildProgram(deps: ProgramDeps): Command {
 
   command(
     'queue <sid>',
-    'list, remove or move the inputs waiting for the running turn to end',
+    'list, remove, move or clear the inputs waiting for the running turn to end',
     'agentwire queue ses_123 move in_2 1',
   )
     .addArgument(
-      new Argument('[action]', 'list (default), rm <inputId>, move <inputId> <position>')
-        .choices(['list', 'rm', 'move'])
+      new Argument('[action]', 'list (default), rm <inputId>, move <inputId> <position>, clear')
+        .choices(['list', 'rm', 'move', 'clear'])
         .default('list'),
     )
     .argument('[args...]', 'the input id (rm, move) and the new 1-based position (move)')
     .addHelpText(
       'after',
-      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2',
+      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2\n  $ agentwire queue ses_123 clear      # nothing waiting: a no-op',
     )
     .action(
-      run(async (ctx, sid: string, action: 'list' | 'rm' | 'move', args: string[]) => {
+      run(async (ctx, sid: string, action: QueueAction, args: string[]) => {
         await queueCommand(ctx, sid, action, args);
       }),
     );
@@ -411,17 +411,34 @@ function usage(message: string): CliError {
   return new CliError('usage', message, EXIT.usage);
 }
 
+type QueueAction = 'list' | 'rm' | 'move' | 'clear';
+
 async function queueCommand(
   ctx: CliContext,
   sid: string,
-  action: 'list' | 'rm' | 'move',
+  action: QueueAction,
   args: readonly string[],
 ): Promise<void> {
   checkSessionId(sid);
-  const arity = { list: 0, rm: 1, move: 2 }[action];
+  const arity = { list: 0, rm: 1, move: 2, clear: 0 }[action];
   if (args.length !== arity) {
-    const want = { list: 'no arguments', rm: 'an input id', move: 'an input id and a position' };
+    const want = {
+      list: 'no arguments',
+      rm: 'an input id',
+      move: 'an input id and a position',
+      clear: 'no arguments',
+    };
     throw usage(`queue ${action} takes ${want[action]}, got ${args.length}`);
+  }
+  if (action === 'clear') {
+    const reply = await ctx.client.clearInputs(sid);
+    if (isRuntimeFailure(reply)) throw failureError('queue clear', reply);
+    print(ctx, reply, [
+      reply.cleared.length === 0
+        ? ctx.style.dim('the queue was empty')
+        : `cleared ${reply.cleared.join(', ')}`,
+    ]);
+    return;
   }
   if (action === 'rm') {
     const inputId = args[0] ?? '';
@@ -430,9 +447,9 @@ async function queueCommand(
     print(ctx, reply, [`removed ${reply.inputId}`]);
     return;
   }
-  const { asOfSeq, projection } = await readProjection(ctx, `queue ${action}`, sid);
-  const waiting = projection.pendingSteerInputs;
   if (action === 'list') {
+    const { asOfSeq, projection } = await readProjection(ctx, 'queue list', sid);
+    const waiting = projection.pendingSteerInputs;
     print(
       ctx,
       { ok: true, sessionId: sid, asOfSeq, inputs: waiting },
@@ -448,17 +465,8 @@ async function queueCommand(
       `queue move: the position must be a whole number of at least 1, got ${JSON.stringify(at)}`,
     );
   }
-  const ids = waiting.map((input) => input.pendingInputId);
-  if (!ids.includes(inputId)) {
-    throw new CliError(
-      'input_not_pending',
-      `queue move: no waiting input ${inputId} in ${sid} (as of #${asOfSeq})`,
-      EXIT.notFound,
-    );
-  }
-  const order = ids.filter((id) => id !== inputId);
-  order.splice(Math.min(Number(at), ids.length) - 1, 0, inputId);
-  const reply = await ctx.client.reorderInputs(sid, order);
+  // The runtime checks the queue as it is now (R10.3): the input and the position.
+  const reply = await ctx.client.moveInput(sid, inputId, Number(at) - 1);
   if (isRuntimeFailure(reply)) throw failureError('queue move', reply);
   print(
     ctx,

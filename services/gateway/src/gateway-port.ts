@@ -7,12 +7,15 @@ import type {
 import type {
   AckReply,
   AnswerPermissionRequest,
+  ClearInputsReply,
   EmptyRequest,
   InterruptReply,
   OpenReply,
   PromptReply,
   PromptRequest,
+  RemoveInputReply,
   RenameReply,
+  ReorderInputsReply,
 } from '@agentwire/contracts';
 
 /**
@@ -42,6 +45,26 @@ export interface GatewayBackend {
     answer: AnswerPermissionRequest,
     options?: RequestOptions,
   ): Promise<RuntimeResult<AckReply>>;
+  removeInput(
+    sessionId: string,
+    inputId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RemoveInputReply>>;
+  reorderInputs(
+    sessionId: string,
+    orderedInputIds: readonly string[],
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ReorderInputsReply>>;
+  moveInput(
+    sessionId: string,
+    inputId: string,
+    position: number,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ReorderInputsReply>>;
+  clearInputs(
+    sessionId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ClearInputsReply>>;
   /** Ends the session (`session_ended`) and releases its lease, so it can be deleted. */
   close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>>;
   projection(

@@ -28,6 +28,7 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   not_found: 404,
   unknown_permission_request: 404,
   input_not_pending: 404,
+  position_out_of_range: 400,
   session_exists: 409,
   lease_conflict: 409,
   turn_in_progress: 409,

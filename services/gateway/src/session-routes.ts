@@ -14,6 +14,7 @@ import type { GatewayBackend } from './gateway-port.ts';
 import { failureResponse } from './http-error.ts';
 import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
+import { registerQueueRoutes } from './queue-routes.ts';
 
 /** `:id` of every session route: a session id is one subject token. */
 export const SessionParams = z.strictObject({ id: SessionId.min(1).max(200) });
@@ -40,7 +41,7 @@ export interface SessionRouteOptions {
 }
 
 /** Sends a backend result: `ok` replies without their `ok` flag, failures mapped to HTTP. */
-function send<T extends { ok: true }>(
+export function send<T extends { ok: true }>(
   reply: FastifyReply,
   result: RuntimeResult<T>,
   okStatus = 200,
@@ -166,6 +167,8 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
       return send(reply, await o.backend.close(params.value.id, timeout));
     },
   );
+
+  registerQueueRoutes(app, o);
 
   app.get(
     '/sessions/:id/projection',

@@ -80,13 +80,15 @@ export type TurnSteerRejectedPayload = z.infer<typeof TurnSteerRejectedPayload>;
 /**
  * Why a queued input left the queue without running by itself (R14.4), and (ours)
  * `start_failed`: accepted, but its user message could not be committed, so its turn never
- * ran (the ledger row ends `failed`, R14.2; issue 9).
+ * ran (the ledger row ends `failed`, R14.2; issue 9); `user_cleared`: a user cleared the
+ * whole queue (issue 11; the row ends `cancelled` like `user_removed`).
  */
 export const SteerDiscardReason = z.enum([
   'turn_cancelled',
   'turn_failed',
   'session_resumed',
   'user_removed',
+  'user_cleared',
   'promoted',
   'start_failed',
 ]);

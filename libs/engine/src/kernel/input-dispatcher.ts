@@ -275,6 +275,50 @@ export class InputDispatcher {
   }
 
   /**
+   * Moves a waiting input to `position` (0 = next), the others keeping their order, and
+   * emits `turn_steer_reordered` with the whole new order (R14.4). Consults the queue as it
+   * is now (R10.3): an input that already left is `input_not_pending`.
+   */
+  async move(inputId: string, position: number): Promise<readonly string[]> {
+    if (!this.#queue.has(inputId)) {
+      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
+    }
+    const size = this.#queue.size;
+    if (position >= size) {
+      throw new RuntimeError(
+        'position_out_of_range',
+        `position ${position} is past the last of ${size} waiting inputs (0-based)`,
+        { position, size },
+      );
+    }
+    this.#d.ledger.apply(inputId, { kind: 'reorder' });
+    const order = this.#queue.move(inputId, position) ?? [];
+    await this.#d.emitter.emit('turn_steer_reordered', null, this.#d.ids.newTraceId(), {
+      orderedPendingInputIds: [...order],
+    });
+    return order;
+  }
+
+  /**
+   * A user clears the queue: every waiting input leaves (`turn_steer_discarded`
+   * `user_cleared`, R14.2 cancelled). An empty queue is a no-op. Returns the ids, in order.
+   */
+  async clear(): Promise<readonly string[]> {
+    const items = this.#queue.takeAll();
+    for (const item of items) {
+      this.#d.ledger.discard(item.inputId, 'user_cleared');
+      this.#settle(item.inputId, { kind: 'discarded', reason: 'user_cleared' });
+    }
+    for (const item of items) {
+      await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
+        pendingInputId: item.inputId,
+        reason: 'user_cleared',
+      });
+    }
+    return items.map((i) => i.inputId);
+  }
+
+  /**
    * The running turn's step boundary (R14.3 `guide`): every guided input becomes a user
    * message of this turn, promoted in the ledger (R7.3), then `turn_steer_drained`.
    * Returns the last injected message id, if any.

@@ -109,6 +109,18 @@ export class InputQueue {
     return { ok: true, order: this.ids() };
   }
 
+  /**
+   * Moves a waiting input to `position` among all waiting inputs (0 = first), the others
+   * keeping their order. Undefined when it is not waiting; the new order otherwise.
+   */
+  move(inputId: string, position: number): readonly string[] | undefined {
+    const at = this.#items.findIndex((i) => i.inputId === inputId);
+    if (at < 0) return undefined;
+    const [item] = this.#items.splice(at, 1);
+    if (item !== undefined) this.#items.splice(position, 0, item);
+    return this.ids();
+  }
+
   #remove(items: readonly PendingInput[]): void {
     for (const item of items) {
       const i = this.#items.indexOf(item);

@@ -297,6 +297,18 @@ export class RuntimeSession {
     return this.#inputs.reorder(orderedInputIds);
   }
 
+  /** Moves a waiting input to `position` (0 = next): `turn_steer_reordered`. Returns the order. */
+  async moveInput(inputId: string, position: number): Promise<readonly string[]> {
+    this.#assertUsable();
+    return this.#inputs.move(inputId, position);
+  }
+
+  /** Clears the queue: `turn_steer_discarded` (`user_cleared`) for each. Returns their ids. */
+  async clearInputs(): Promise<readonly string[]> {
+    this.#assertUsable();
+    return this.#inputs.clear();
+  }
+
   /** Interrupts the running turn; it ends as `turn_complete` with `cancelled`. */
   interrupt(): TurnTicket {
     const active = this.#active;

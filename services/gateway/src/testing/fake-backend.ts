@@ -144,6 +144,28 @@ export class FakeBackend implements GatewayBackend {
     return this.#answer('close', [sessionId], { ok: true as const });
   }
 
+  removeInput(sessionId: string, inputId: string) {
+    return this.#answer('removeInput', [sessionId, inputId], { ok: true as const, inputId });
+  }
+
+  reorderInputs(sessionId: string, orderedInputIds: readonly string[]) {
+    return this.#answer('reorderInputs', [sessionId, orderedInputIds], {
+      ok: true as const,
+      order: [...orderedInputIds],
+    });
+  }
+
+  moveInput(sessionId: string, inputId: string, position: number) {
+    return this.#answer('moveInput', [sessionId, inputId, position], {
+      ok: true as const,
+      order: [inputId],
+    });
+  }
+
+  clearInputs(sessionId: string) {
+    return this.#answer('clearInputs', [sessionId], { ok: true as const, cleared: [] });
+  }
+
   /** Appends `event` to the session's events and wakes the followers (a live event). */
   publish(event: SessionEvent): void {
     this.events.push(event);

@@ -4,6 +4,7 @@ import {
   EmptyRequest,
   type ErrorReply,
   type InputOp,
+  MoveInputRequest,
   PromptRequest,
   RemoveInputRequest,
   RenameRequest,
@@ -57,6 +58,14 @@ export async function runSessionOp(
     case 'reorder_inputs': {
       const req = parseRequest(ReorderInputsRequest, data);
       return { ok: true, order: await session.reorderInputs(req.orderedInputIds) };
+    }
+    case 'move_input': {
+      const req = parseRequest(MoveInputRequest, data);
+      return { ok: true, order: await session.moveInput(req.inputId, req.position) };
+    }
+    case 'clear_inputs': {
+      parseRequest(EmptyRequest, data);
+      return { ok: true, cleared: await session.clearInputs() };
     }
     case 'interrupt': {
       const req = parseRequest(EmptyRequest, data);

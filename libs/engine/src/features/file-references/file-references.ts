@@ -13,7 +13,11 @@ const MAX_TOTAL_BYTES = 512 * 1024;
 /** Longest reference taken. */
 const MAX_REFERENCE = 1_024;
 
-/** One `@` reference in a prompt's text. */
+/**
+ * One `@` reference in a prompt's text.
+ *
+ * @internal Exported for its tests.
+ */
 export interface FileReference {
   /** The path as written, quotes removed. */
   readonly path: string;
@@ -26,6 +30,8 @@ export interface FileReference {
  * space, then a path up to the next white space, or a quoted path (`@"with spaces.md"`).
  * Trailing sentence punctuation is not part of the path (`see @README.md.`). An `@` inside
  * a word (`a@b.c`) or alone is plain text. A quote left open is malformed.
+ *
+ * @internal Exported for its tests.
  */
 export function findFileReferences(text: string): FileReference[] {
   const found: FileReference[] = [];

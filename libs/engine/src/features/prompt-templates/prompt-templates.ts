@@ -13,6 +13,8 @@ const TEMPLATE_NAME = /^[a-z0-9][\w-]{0,63}$/;
  * front matter) as a prompt.
  * `$ARGUMENTS` is replaced by the whole argument text and `$1`..`$9` by its words; a
  * template with neither gets the arguments appended after a blank line.
+ *
+ * @internal Exported for its tests.
  */
 export function expandTemplate(template: string, args: string): string {
   const words = args === '' ? [] : args.split(/\s+/);
@@ -30,6 +32,8 @@ const FRONT_MATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 /**
  * A template file: its prompt, and its `/help` summary: the front matter's `description`,
  * else the first non-empty line without a heading mark. The front matter is not prompt.
+ *
+ * @internal Exported for its tests.
  */
 export function parseTemplate(source: string): { summary: string; body: string } {
   const front = FRONT_MATTER.exec(source);
