@@ -1,6 +1,10 @@
-import type { SessionEvent, SessionProjection } from '@agentwire/contracts';
-import { decodeFrame } from './decode-frame.ts';
-import { SseReader } from './sse-reader.ts';
+import {
+  FrameReader,
+  type FrameReading,
+  type SessionEvent,
+  SessionProjection,
+} from '@agentwire/contracts';
+import { type SseFrame, SseReader } from './sse-reader.ts';
 
 /** Where the feed stands: the page shows `reconnecting` while it is not `live`. */
 export type FeedStatus = 'connecting' | 'live' | 'reconnecting' | 'gone';
@@ -11,7 +15,7 @@ export interface FeedListener {
   onEvents(events: readonly SessionEvent[]): void;
   /** The base had expired: replace the whole view with this projection (R15.1). */
   onSnapshot(projection: SessionProjection, asOfSeq: number): void;
-  onStatus(status: FeedStatus, detail?: string): void;
+  onStatus(status: FeedStatus): void;
 }
 
 /** Settings of a {@link SessionFeed}. */
@@ -26,7 +30,12 @@ export interface SessionFeedOptions {
   /** First reconnect delay; it doubles up to {@link maxBackoffMs}. */
   readonly backoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** The `fetch` to use (tests pass their own). */
+  readonly fetch?: typeof fetch;
 }
+
+/** How the next connection asks: from the last number, or for a snapshot first. */
+type Ask = 'after' | 'snapshot';
 
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -38,29 +47,38 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /**
- * Follows one session over `GET /sessions/:id/events?after=N` with `fetch` and a stream
- * reader, not `EventSource`: an `EventSource` gives up for good on a non-200 answer (a
- * gateway that is starting answers 503) and cannot tell a page how long it has been
- * silent. The feed keeps the last number it delivered and reconnects from it after any
- * loss, so events arrive once each, in order: the server replays from the base, and a
- * frame at or below it is dropped here.
+ * Follows one session over `GET /sessions/:id/events` with `fetch` and a stream reader, not
+ * `EventSource`: an `EventSource` gives up for good on a non-200 answer (a gateway that is
+ * starting answers 503) and cannot tell a page how long it has been silent. Frames go
+ * through the contracts' `FrameReader` (docs/decisions/0200), one per feed across
+ * reconnects: it drops frames the page has, reassembles and checks fragments, and on a gap
+ * or a refused frame asks for one resync from its number, then for a snapshot. The feed
+ * reconnects from that number after any loss, so events arrive once each, in order.
  */
 export class SessionFeed {
-  readonly #o: Required<SessionFeedOptions>;
+  readonly #o: Required<Omit<SessionFeedOptions, 'fetch'>> & { readonly fetch: typeof fetch };
   readonly #listener: FeedListener;
   readonly #stop = new AbortController();
-  #last: number;
+  readonly #frames: FrameReader;
+  #ask: Ask = 'after';
+  #status: FeedStatus | undefined;
   #running: Promise<void> | undefined;
 
   constructor(options: SessionFeedOptions, listener: FeedListener) {
-    this.#o = { silenceMs: 40_000, backoffMs: 250, maxBackoffMs: 4_000, ...options };
+    this.#o = {
+      silenceMs: 40_000,
+      backoffMs: 250,
+      maxBackoffMs: 4_000,
+      ...options,
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    };
     this.#listener = listener;
-    this.#last = options.afterSequence;
+    this.#frames = new FrameReader({ after: options.afterSequence });
   }
 
   /** The number of the last event delivered (or of the snapshot). */
   get lastSequence(): number {
-    return this.#last;
+    return this.#frames.after;
   }
 
   start(): void {
@@ -76,23 +94,38 @@ export class SessionFeed {
     let backoff = this.#o.backoffMs;
     let first = true;
     while (!this.#stop.signal.aborted) {
-      this.#listener.onStatus(first ? 'connecting' : 'reconnecting');
+      this.#setStatus(first ? 'connecting' : 'reconnecting');
       first = false;
       const outcome = await this.#connect();
       if (outcome === 'gone') {
-        this.#listener.onStatus('gone', 'the session does not exist');
+        this.#setStatus('gone');
         return;
       }
-      if (outcome === 'delivered') backoff = this.#o.backoffMs;
       if (this.#stop.signal.aborted) return;
-      this.#listener.onStatus('reconnecting');
+      // A resync is asked for at once; a lost connection waits, longer each time in a row.
+      if (outcome === 'resync') continue;
+      if (outcome === 'delivered') backoff = this.#o.backoffMs;
+      this.#setStatus('reconnecting');
       await sleep(backoff, this.#stop.signal);
       backoff = Math.min(backoff * 2, this.#o.maxBackoffMs);
     }
   }
 
-  /** One connection, until it ends: whether it delivered anything decides the backoff. */
-  async #connect(): Promise<'gone' | 'delivered' | 'nothing'> {
+  /** Tells the page of a change of status, once per change. */
+  #setStatus(status: FeedStatus): void {
+    if (status === this.#status) return;
+    this.#status = status;
+    this.#listener.onStatus(status);
+  }
+
+  #url(): string {
+    const id = encodeURIComponent(this.#o.sessionId);
+    const query = this.#ask === 'snapshot' ? 'snapshot=true' : `after=${this.#frames.after}`;
+    return `${this.#o.baseUrl}/sessions/${id}/events?${query}`;
+  }
+
+  /** One connection, until it ends or a frame asks to start over. */
+  async #connect(): Promise<'gone' | 'resync' | 'delivered' | 'nothing'> {
     const connection = new AbortController();
     const abort = () => connection.abort();
     this.#stop.signal.addEventListener('abort', abort);
@@ -103,23 +136,26 @@ export class SessionFeed {
     };
     let delivered = false;
     try {
-      const id = encodeURIComponent(this.#o.sessionId);
       quiet();
-      const res = await fetch(`${this.#o.baseUrl}/sessions/${id}/events?after=${this.#last}`, {
+      const res = await this.#o.fetch(this.#url(), {
         headers: { accept: 'text/event-stream' },
         signal: connection.signal,
         cache: 'no-store',
       });
       if (res.status === 404) return 'gone';
       if (!res.ok || res.body === null) return 'nothing';
-      this.#listener.onStatus('live');
+      this.#ask = 'after';
+      this.#setStatus('live');
       const reader = new SseReader();
       const decoder = new TextDecoder();
       const body = res.body.getReader();
       for (let chunk = await body.read(); !chunk.done; chunk = await body.read()) {
         quiet();
         for (const frame of reader.push(decoder.decode(chunk.value, { stream: true }))) {
-          if (this.#deliver(frame)) delivered = true;
+          const next = this.#deliver(frame);
+          if (next === 'resync') return 'resync';
+          if (next === 'restart') return 'nothing';
+          if (next === 'delivered') delivered = true;
         }
       }
       return delivered ? 'delivered' : 'nothing';
@@ -132,18 +168,38 @@ export class SessionFeed {
     }
   }
 
-  #deliver(frame: Parameters<typeof decodeFrame>[0]): boolean {
-    const item = decodeFrame(frame);
-    if (item.kind === 'snapshot') {
-      this.#last = item.asOfSeq;
-      this.#listener.onSnapshot(item.projection, item.asOfSeq);
-      return true;
+  /** `resync`: reconnect now as the reader asks; `restart`: reconnect after the backoff. */
+  #deliver(frame: SseFrame): 'resync' | 'restart' | 'delivered' | undefined {
+    const reading: FrameReading = this.#frames.read({
+      type: frame.event ?? 'message',
+      data: frame.data,
+    });
+    switch (reading.kind) {
+      case 'events':
+        if (reading.events.length > 0) this.#listener.onEvents(reading.events);
+        return 'delivered';
+      case 'snapshot': {
+        const projection = SessionProjection.safeParse(reading.projection);
+        if (!projection.success) {
+          this.#ask = 'snapshot';
+          return 'restart';
+        }
+        this.#listener.onSnapshot(projection.data, reading.asOfSeq);
+        return 'delivered';
+      }
+      case 'resync':
+        this.#ask = 'after';
+        return 'resync';
+      case 'snapshot_needed':
+        this.#ask = 'snapshot';
+        return 'resync';
+      case 'server_error':
+      case 'dropped':
+      case 'partial':
+      case 'ignored':
+        return undefined;
+      default:
+        return reading satisfies never;
     }
-    if (item.kind !== 'events') return false;
-    const fresh = item.events.filter((e) => e.sequenceNumber > this.#last);
-    if (fresh.length === 0) return false;
-    this.#last = fresh.at(-1)?.sequenceNumber ?? this.#last;
-    this.#listener.onEvents(fresh);
-    return true;
   }
 }
