@@ -157,7 +157,7 @@ describe('the web client in headless Chromium against the real stack', () => {
     await page.locator('[data-tool-name="read_file"] [data-status="completed"]').waitFor();
     const allow = page.getByRole('button', { name: 'Allow' });
     await allow.waitFor();
-    expect(await page.locator('.permission h3').textContent()).toMatch(/Allow write_file\?/);
+    expect(await page.locator('.permission h2').textContent()).toMatch(/Allow write_file\?/);
     expect(await page.locator('[data-tool-name="write_file"] [data-status]').textContent()).toBe(
       'Waiting',
     );
@@ -274,6 +274,52 @@ describe('the web client in headless Chromium against the real stack', () => {
     await screenshot(two.page, '08-tab-two');
     expect([...one.errors, ...two.errors]).toEqual([]);
     await window.close();
+  });
+  it('steers and queues behind a running turn, moves and removes queued inputs, and interrupts', async () => {
+    const { page, errors } = await openPage();
+    await page.getByRole('button', { name: 'New session' }).click();
+    await page.waitForURL(/#\/s\/.+/);
+    await page.locator('[data-connection="live"]').waitFor();
+    await typePrompt(page, '[scenario:held_stream] think it over');
+    await page.locator('.markdown', { hasText: 'Thinking it over' }).waitFor();
+    await page.getByRole('button', { name: 'Interrupt' }).and(page.locator(':enabled')).waitFor();
+
+    await page.getByRole('radio', { name: 'Steer' }).check();
+    await typePrompt(page, 'mind the tests');
+    await page.getByRole('radio', { name: 'Queue' }).check();
+    await typePrompt(page, 'first queued');
+    await typePrompt(page, 'second queued');
+    const queue = page.locator('.queue li');
+    const rows = () => queue.evaluateAll((els) => els.map((el) => el.textContent ?? ''));
+    await waitUntil(async () => (await queue.count()) === 3, { what: 'three waiting inputs' });
+    expect(await rows()).toEqual([
+      expect.stringMatching(/^Steering\s*mind the tests/),
+      expect.stringMatching(/^Queued\s*first queued/),
+      expect.stringMatching(/^Queued\s*second queued/),
+    ]);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, '09-queue');
+
+    await page.getByRole('button', { name: 'Move “second queued” up' }).click();
+    await waitUntil(async () => (await rows())[1]?.includes('second queued') === true, {
+      what: 'second moved above first',
+    });
+    await page.getByRole('button', { name: 'Remove “first queued”' }).click();
+    await waitUntil(async () => (await queue.count()) === 2, { what: 'first removed' });
+    expect(
+      (await rows()).map((r) => r.replace(/^(Steering|Queued)\s*/, '').replace(/[↑↓✕]/g, '')),
+    ).toEqual(['mind the tests', 'second queued']);
+
+    await page.getByRole('button', { name: 'Interrupt' }).click();
+    await page.getByText('Turn ended: cancelled').waitFor();
+    // What still waits runs next (the scripted model's default answer), then the queue is empty.
+    await page
+      .locator('.markdown', { hasText: 'Hello from the scripted model.' })
+      .first()
+      .waitFor();
+    await queue.first().waitFor({ state: 'detached', timeout: 20_000 });
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 });
 

@@ -128,3 +128,24 @@ export function answerPermission(
     post({ decision }),
   );
 }
+
+/** Removes a waiting input from the queue. */
+export function removeInput(sessionId: string, inputId: string): Promise<unknown> {
+  return call(z.unknown(), `${sid(sessionId)}/queue/${encodeURIComponent(inputId)}`, {
+    method: 'DELETE',
+  });
+}
+
+/** Moves a waiting input to `position` (0 is the front). */
+export function moveInput(sessionId: string, inputId: string, position: number): Promise<unknown> {
+  return call(
+    z.unknown(),
+    `${sid(sessionId)}/queue/${encodeURIComponent(inputId)}/move`,
+    post({ position }),
+  );
+}
+
+/** Removes every waiting input. */
+export function clearQueue(sessionId: string): Promise<unknown> {
+  return call(z.unknown(), `${sid(sessionId)}/queue/clear`, post({}));
+}

@@ -24,10 +24,10 @@ export function PermissionCard(props: {
   const titleId = `perm-${request.toolCallId}`;
   return (
     <section class="permission" aria-labelledby={titleId}>
-      <h3 id={titleId}>
+      <h2 id={titleId}>
         Allow <code>{request.toolName}</code>?
         <span class={`risk risk-${request.riskLevel}`}>{request.riskLevel} risk</span>
-      </h3>
+      </h2>
       {request.reason === undefined ? null : <p>{request.reason}</p>}
       {request.input === undefined ? null : (
         <pre class="permission-input">{JSON.stringify(request.input, null, 2)}</pre>

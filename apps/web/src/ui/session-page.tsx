@@ -1,5 +1,13 @@
 import { useEffect, useRef } from 'preact/hooks';
-import { answerPermission, interruptTurn, type Lane, sendPrompt } from '../api/gateway-api.ts';
+import {
+  answerPermission,
+  clearQueue,
+  interruptTurn,
+  type Lane,
+  moveInput,
+  removeInput,
+  sendPrompt,
+} from '../api/gateway-api.ts';
 import { Composer } from './composer.tsx';
 import { ConnectionBanner } from './connection-banner.tsx';
 import { MessageItem } from './message-item.tsx';
@@ -65,7 +73,20 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
             }}
           />
         ))}
-        <QueuePanel inputs={p?.pendingSteerInputs ?? []} />
+        <QueuePanel
+          inputs={p?.pendingSteerInputs ?? []}
+          actions={{
+            move: async (inputId, position) => {
+              await moveInput(sessionId, inputId, position);
+            },
+            remove: async (inputId) => {
+              await removeInput(sessionId, inputId);
+            },
+            clear: async () => {
+              await clearQueue(sessionId);
+            },
+          }}
+        />
         <Composer
           running={running}
           onSend={async (text: string, lane: Lane) => {

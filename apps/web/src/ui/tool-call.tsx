@@ -37,11 +37,11 @@ export function ToolCall({ tool }: { readonly tool: ToolView }) {
         </span>
       </summary>
       <div class="tool-body">
-        <h4>Input</h4>
+        <h3>Input</h3>
         <pre>{JSON.stringify(tool.input, null, 2)}</pre>
         {output === undefined ? null : (
           <>
-            <h4>{tool.error === undefined ? 'Output' : 'Error'}</h4>
+            <h3>{tool.error === undefined ? 'Output' : 'Error'}</h3>
             <pre class="tool-output">{output}</pre>
           </>
         )}
