@@ -50,3 +50,23 @@ export function applyEvents(view: SessionView, events: readonly SessionEvent[]):
   }
   return next;
 }
+
+/**
+ * Puts an older history page (a page's `older` cursor) before the messages the view has;
+ * a message it already has is kept as it is.
+ */
+export function withOlderMessages(
+  view: SessionView,
+  messages: readonly HistoryMessage[],
+): SessionView {
+  const older = transcriptOfHistory(messages);
+  const have = new Set(view.transcript.messages.map((m) => m.id));
+  return {
+    ...view,
+    transcript: {
+      ...view.transcript,
+      messages: [...older.messages.filter((m) => !have.has(m.id)), ...view.transcript.messages],
+      settled: new Set([...older.settled, ...view.transcript.settled]),
+    },
+  };
+}

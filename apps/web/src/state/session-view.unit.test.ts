@@ -1,7 +1,8 @@
+import { HistoryMessage } from '@agentwire/contracts';
 import { initialProjection } from '@agentwire/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyEvents, viewOfBase } from './session-view.ts';
+import { applyEvents, viewOfBase, withOlderMessages } from './session-view.ts';
 import { event } from './test-events.ts';
 
 const msg = 'msg_a1';
@@ -155,5 +156,71 @@ describe('the session view', () => {
         expect(view.applied).toBe(once.applied);
       }),
     );
+  });
+
+  it('history shows tools after the text of their step, and an older page goes before, once', () => {
+    const semantics = {
+      origin: 'real_user',
+      kind: 'user_prompt',
+      uiVisibility: 'visible',
+      providerVisibility: 'visible',
+      transcriptVisibility: 'visible',
+    };
+    const user = (id: string, text: string) =>
+      HistoryMessage.parse({
+        message: {
+          id,
+          sessionId: 'ses_1',
+          role: 'user',
+          time: { created: 1 },
+          agent: 'build',
+          semantics,
+        },
+        parts: [{ id: `prt_${id}`, sessionId: 'ses_1', messageId: id, type: 'text', text }],
+      });
+    const tool = HistoryMessage.parse({
+      message: {
+        id: 'msg_a',
+        sessionId: 'ses_1',
+        role: 'assistant',
+        time: { created: 2, completed: 3 },
+        parentId: 'msg_1',
+        providerId: 'scripted',
+        modelId: 'scripted-1',
+        mode: 'build',
+        agent: 'build',
+        path: { cwd: '/w', root: '/w' },
+        cost: 0,
+        tokens: { input: 1, output: 1, reasoning: 0, cache: { read: 0, write: 0 } },
+        finish: 'tool-calls',
+        semantics: { ...semantics, origin: 'agent_runtime', kind: 'assistant_response' },
+      },
+      parts: [
+        {
+          id: 'msg_a.call_1',
+          sessionId: 'ses_1',
+          messageId: 'msg_a',
+          type: 'tool',
+          toolCallId: 'call_1',
+          toolName: 'read_file',
+          state: {
+            status: 'completed',
+            input: { path: 'README.md' },
+            output: '# hi',
+            metadata: {
+              schemaVersion: 1,
+              serialization: { truncated: false, rawBytes: 4, returnedBytes: 4 },
+            },
+            time: { start: 2, end: 3 },
+          },
+        },
+        { id: 'prt_z', sessionId: 'ses_1', messageId: 'msg_a', type: 'text', text: 'Let me look.' },
+      ],
+    });
+    const newest = viewOfBase(initialProjection('ses_1', 1), [user('msg_2', 'two'), tool], 9);
+    expect(newest.transcript.messages[1]?.parts.map((p) => p.kind)).toEqual(['text', 'tool']);
+    const both = withOlderMessages(newest, [user('msg_1', 'one'), user('msg_2', 'two')]);
+    expect(both.transcript.messages.map((m) => m.id)).toEqual(['msg_1', 'msg_2', 'msg_a']);
+    expect(both.lastSeq).toBe(9);
   });
 });

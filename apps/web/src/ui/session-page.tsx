@@ -18,11 +18,17 @@ import { useSession } from './use-session.ts';
 
 /** One open session: header, transcript, pending permissions, the queue and the prompt box. */
 export function SessionPage({ sessionId }: { readonly sessionId: string }) {
-  const { view, status, error } = useSession(sessionId);
-  const bottom = useRef<HTMLDivElement>(null);
+  const { view, status, error, loadOlder } = useSession(sessionId);
+  const log = useRef<HTMLDivElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
   const count = view?.applied ?? 0;
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [count]);
+  const loaded = view !== undefined;
+  // New output scrolls into view, unless the reader scrolled up to read something older.
+  const following = useRef(true);
+  useEffect(() => {
+    const el = log.current;
+    if (el !== null && following.current) el.scrollTop = el.scrollHeight;
+  }, [count, loaded]);
   // Opening a session moves focus to its title, so a keyboard or screen-reader user lands in it.
   useEffect(() => heading.current?.focus(), [sessionId]);
   const p = view?.projection;
@@ -48,7 +54,22 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
           Could not open the session: {error}
         </p>
       )}
-      <div class="transcript" role="log" aria-label="Conversation" aria-live="polite">
+      <div
+        class="transcript"
+        role="log"
+        aria-label="Conversation"
+        aria-live="polite"
+        ref={log}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          following.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80;
+        }}
+      >
+        {loadOlder === undefined ? null : (
+          <button type="button" class="older" onClick={() => void loadOlder()}>
+            Show earlier messages
+          </button>
+        )}
         {view === undefined && error === undefined ? <p class="muted">Loading…</p> : null}
         {view?.transcript.messages.length === 0 ? (
           <p class="empty">No messages yet. Write the first one below.</p>
@@ -61,7 +82,6 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
             {n.text}
           </p>
         ))}
-        <div ref={bottom} />
       </div>
       <div class="dock">
         {p?.pendingPermissions.map((request) => (

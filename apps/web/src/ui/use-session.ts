@@ -2,13 +2,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { historyPage } from '../api/gateway-api.ts';
 import { type FeedStatus, SessionFeed } from '../feed/session-feed.ts';
 import { loadBase } from '../state/load-base.ts';
-import { applyEvents, type SessionView, viewOfBase } from '../state/session-view.ts';
+import {
+  applyEvents,
+  type SessionView,
+  viewOfBase,
+  withOlderMessages,
+} from '../state/session-view.ts';
 
 /** An open session: its view once loaded, the feed's status, a load failure. */
 export interface OpenSession {
   readonly view: SessionView | undefined;
   readonly status: FeedStatus;
   readonly error: string | undefined;
+  /** Loads the page of messages before the oldest shown; absent when there is none. */
+  readonly loadOlder: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -21,23 +28,30 @@ export function useSession(sessionId: string): OpenSession {
   const [view, setView] = useState<SessionView | undefined>();
   const [status, setStatus] = useState<FeedStatus>('connecting');
   const [error, setError] = useState<string | undefined>();
+  const [older, setOlder] = useState<string | null>(null);
   useEffect(() => {
     let feed: SessionFeed | undefined;
     let closed = false;
     setView(undefined);
     setError(undefined);
     setStatus('connecting');
+    setOlder(null);
     loadBase(sessionId).then(
-      ({ view: base }) => {
+      ({ view: base, older: cursor }) => {
         if (closed) return;
         setView(base);
+        setOlder(cursor);
         feed = new SessionFeed(
           { baseUrl: '', sessionId, afterSequence: base.lastSeq },
           {
             onEvents: (events) => setView((v) => (v === undefined ? v : applyEvents(v, events))),
             onSnapshot: (projection, asOfSeq) => {
               void historyPage(sessionId, { asOfSeq }).then(
-                (page) => !closed && setView(viewOfBase(projection, page.messages, asOfSeq)),
+                (page) => {
+                  if (closed) return;
+                  setView(viewOfBase(projection, page.messages, asOfSeq));
+                  setOlder(page.older);
+                },
                 () => !closed && setView(viewOfBase(projection, [], asOfSeq)),
               );
             },
@@ -53,5 +67,13 @@ export function useSession(sessionId: string): OpenSession {
       void feed?.stop();
     };
   }, [sessionId]);
-  return { view, status, error };
+  const loadOlder =
+    older === null
+      ? undefined
+      : async () => {
+          const page = await historyPage(sessionId, { cursor: older });
+          setView((v) => (v === undefined ? v : withOlderMessages(v, page.messages)));
+          setOlder(page.older);
+        };
+  return { view, status, error, loadOlder };
 }
