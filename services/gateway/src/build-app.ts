@@ -8,6 +8,7 @@ import { registerEventsRoute } from './events-route.ts';
 import type { GatewayMetrics } from './gateway-metrics.ts';
 import type { GatewayBackend } from './gateway-port.ts';
 import { errorBody } from './http-error.ts';
+import { registerApiDocs, registerCors } from './http-polish.ts';
 import { documentOnlyRequests, registerOpenApi } from './openapi.ts';
 import type { QueryBackend } from './query-port.ts';
 import { registerQueryRoutes } from './query-routes.ts';
@@ -41,6 +42,8 @@ export interface GatewayAppOptions {
   readonly auth?: GatewayAuth;
   /** Session-route requests per minute per token (per client address without auth). */
   readonly rateLimitPerMinute?: number;
+  /** Origins allowed cross-origin (`*` for any); absent or empty: CORS off. */
+  readonly corsOrigins?: readonly string[];
   /** The web client's built files, served at `/` (web-app.ts); absent: no web client. */
   readonly webDir?: string;
 }
@@ -101,6 +104,8 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     return reply.code(500).send(errorBody('internal', 'internal error'));
   });
   registerOpenApi(app);
+  registerApiDocs(app);
+  registerCors(app, options.corsOrigins ?? []);
   void app.register(helmet);
   if (options.webDir !== undefined) registerWebApp(app, options.webDir);
   if (options.auth !== undefined) registerAuth(app, options.auth, options.backend);

@@ -1,5 +1,6 @@
 import { BaseServiceConfig, positiveInt } from '@agentwire/service';
 import { z } from 'zod';
+import { corsOriginsOf } from './http-polish.ts';
 
 /**
  * The gateway's environment (DESIGN.md "Processes": zod-validated): the shared variables of
@@ -22,6 +23,17 @@ export const GatewayConfig = BaseServiceConfig.extend({
     .int()
     .min(1024)
     .default(256 * 1024),
+  /**
+   * Origins allowed cross-origin, comma-separated (`https://app.example.com`), or `*`;
+   * empty (the default): no CORS headers, browsers allow same-origin pages only.
+   */
+  AW_GATEWAY_CORS_ORIGINS: z
+    .string()
+    .default('')
+    .refine((v) => corsOriginsOf(v).every((o) => o === '*' || /^https?:\/\/[^/\s]+$/.test(o)), {
+      message: 'must be comma-separated origins (scheme://host[:port]) or *',
+    })
+    .transform(corsOriginsOf),
   /** Session-route requests a minute per token (per address without auth); over it 429. */
   AW_GATEWAY_RATE_LIMIT: positiveInt(600),
   /** `jwt`: bearer tokens with a tenant and scopes on every session route (0146). */

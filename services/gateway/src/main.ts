@@ -60,6 +60,7 @@ await runServiceMain({
           waitTimeoutMs: config.AW_GATEWAY_WAIT_TIMEOUT_MS,
           heartbeatMs: config.AW_GATEWAY_HEARTBEAT_MS,
           maxFrameBytes: config.AW_SSE_MAX_FRAME_BYTES,
+          corsOrigins: config.AW_GATEWAY_CORS_ORIGINS,
           ...(webDir === undefined ? {} : { webDir }),
         });
         await listenServiceApp(app, {
