@@ -107,6 +107,11 @@ describe.skipIf(!support.ok)('npm start on a machine without NATS or Postgres', 
     const out2 = second.output();
     expect(earlierSessions(out2)).toBe(1);
     const gateway = /Gateway: (http:\/\/127\.0\.0\.1:\d+)/.exec(out2)?.[1];
+    // It built the web client (or found it built), serves it at / and says where.
+    expect(out2).toContain(`open the web client: ${gateway}/`);
+    const page = await fetch(`${gateway}/`);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<div id="app"></div>');
     const res = await fetch(`${gateway}/sessions/${sid}/projection`);
     expect(res.status).toBe(200);
     const found = (await res.json()) as { asOfSeq: number; projection: unknown };

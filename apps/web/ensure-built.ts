@@ -5,7 +5,15 @@
  * `node_modules/.build-hash`; an unchanged hash skips the build, so a second run costs one directory walk.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,18 +51,53 @@ function sourceHash(): string {
   return hash.digest('hex');
 }
 
-/** Where the built client is (`apps/web/dist`), built first when stale; `built` says so. */
+/** Held while one process builds: `mkdir` either creates it or fails, never both. */
+const LOCK = path.join(webRoot, 'node_modules', '.build-lock');
+/** A lock older than this was left by a process that died while building. */
+const STALE_LOCK_MS = 120_000;
+
+async function withBuildLock<T>(work: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+function isFresh(dir: string, hash: string): boolean {
+  if (!existsSync(path.join(dir, 'index.html')) || !existsSync(STAMP)) return false;
+  return readFileSync(STAMP, 'utf8') === hash;
+}
+
+/**
+ * Where the built client is (`apps/web/dist`), built first when stale; `built` says so.
+ * Processes that call it at once (the test files of one run, `npm start`) build one at a
+ * time, and the later ones find the first one's build fresh: nobody empties `dist/` under
+ * a gateway that serves it.
+ */
 export async function ensureWebBuilt(): Promise<{ dir: string; built: boolean }> {
   const dir = path.join(webRoot, 'dist');
   const hash = sourceHash();
-  const fresh = existsSync(path.join(dir, 'index.html')) && existsSync(STAMP);
-  if (fresh && readFileSync(STAMP, 'utf8') === hash) return { dir, built: false };
-  const { build } = await import('vite');
-  await build({
-    root: webRoot,
-    configFile: path.join(webRoot, 'vite.config.ts'),
-    logLevel: 'warn',
+  if (isFresh(dir, hash)) return { dir, built: false };
+  return withBuildLock(async () => {
+    if (isFresh(dir, hash)) return { dir, built: false };
+    const { build } = await import('vite');
+    await build({
+      root: webRoot,
+      configFile: path.join(webRoot, 'vite.config.ts'),
+      logLevel: 'warn',
+    });
+    writeFileSync(STAMP, hash);
+    return { dir, built: true };
   });
-  writeFileSync(STAMP, hash);
-  return { dir, built: true };
 }
