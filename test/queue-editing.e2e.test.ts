@@ -125,6 +125,21 @@ describe('the queue, edited from two clients (issue 11)', () => {
       code: 'position_out_of_range',
       detail: { position: 99, size: 5 },
     });
+    // Edited in place: same id, same position; a direct command or no text cannot stand there.
+    const edited = await call('PATCH', `/sessions/${sid}/queue/in_q3`, {
+      text: '[scenario:run_command] third, edited',
+    });
+    expect(edited).toEqual({ status: 200, json: { inputId: 'in_q3' } });
+    for (const [text, code] of [
+      ['/status', 'invalid_command'],
+      ['   ', 'empty_input'],
+    ] as const) {
+      const bad = await call('PATCH', `/sessions/${sid}/queue/in_q1`, { text });
+      expect(bad.status, text).toBe(400);
+      expect((bad.json.error as Json).code).toBe(code);
+    }
+    const gone = await call('PATCH', `/sessions/${sid}/queue/in_q2`, { text: 'too late' });
+    expect(gone.status).toBe(404);
     const lastSeq = () => one.events.at(-1)?.sequenceNumber ?? 0;
     await waitUntil(() => one.events.some((e) => e.type === 'turn_steer_discarded'), {
       what: 'the removal on the wire',
@@ -136,6 +151,13 @@ describe('the queue, edited from two clients (issue 11)', () => {
       'in_q5',
       'in_q6',
     ]);
+    const inputs = (await call('GET', `/sessions/${sid}/projection`)).json.projection as {
+      pendingSteerInputs: { pendingInputId: string; input: string }[];
+    };
+    expect(inputs.pendingSteerInputs[0]).toMatchObject({
+      pendingInputId: 'in_q3',
+      input: '[scenario:run_command] third, edited',
+    });
     // Steering goes into the running turn at its next step boundary.
     await submit('steer now', 'in_g1', 'guide');
     const first = pendingRequest(one, 1) ?? '';
@@ -209,7 +231,12 @@ describe('the queue, edited from two clients (issue 11)', () => {
     expect(users).toEqual([
       '[scenario:run_command] turn A',
       'steer now',
-      '[scenario:run_command] third',
+      '[scenario:run_command] third, edited',
     ]);
+    const payload = await db.query<{ payload: { text: string } }>(
+      'select payload from session_inputs where session_id = $1 and id = $2',
+      [sid, 'in_q3'],
+    );
+    expect(payload.rows[0]?.payload.text).toBe('[scenario:run_command] third, edited');
   });
 });

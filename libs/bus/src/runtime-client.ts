@@ -185,6 +185,19 @@ export class RuntimeClient {
   }
 
   /**
+   * Edits a waiting input's text in place (same id, position and delivery); the text is
+   * normalised as a prompt. `input_not_pending` once it left the queue.
+   */
+  editInput(
+    sessionId: string,
+    inputId: string,
+    text: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RemoveInputReply>> {
+    return this.#op(sessionId, 'edit_input', { inputId, text }, RemoveInputReply, options);
+  }
+
+  /**
    * Clears the queue: every waiting input leaves (`turn_steer_discarded` `user_cleared`).
    * A no-op on an empty queue; the reply lists the ids that left.
    */

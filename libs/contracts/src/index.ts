@@ -117,6 +117,7 @@ export {
   ClearInputsReply,
   CommandPromptReply,
   CreateReply,
+  EditInputRequest,
   EmptyRequest,
   ErrorReply,
   type InputOp,

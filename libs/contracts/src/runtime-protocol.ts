@@ -288,6 +288,19 @@ export const MoveInputRequest = z.strictObject({
 export type MoveInputRequest = z.infer<typeof MoveInputRequest>;
 
 /**
+ * `aw.rt.<sid>.edit_input`: a waiting input's text is replaced in place (same id, position
+ * and delivery; `turn_steer_queued` again with the same pending input id,
+ * docs/decisions/0222). The text is a prompt: templates and `@file` references expand; a
+ * direct command is `invalid_command`. Replies `{ ok, inputId }`.
+ */
+export const EditInputRequest = z.strictObject({
+  inputId: z.string().min(1),
+  text: z.string(),
+});
+/** `edit_input` request. */
+export type EditInputRequest = z.infer<typeof EditInputRequest>;
+
+/**
  * `aw.rt.<sid>.clear_inputs`: every waiting input leaves (`turn_steer_discarded`
  * `user_cleared`). On an empty queue it is a no-op, not an error. Replies
  * `{ ok, cleared }`, the ids that left, in their order.
@@ -307,7 +320,13 @@ export const ReorderInputsReply = z.object({ ok: z.literal(true), order: z.array
 export type ReorderInputsReply = z.infer<typeof ReorderInputsReply>;
 
 /** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
-const INPUT_OPS = ['remove_input', 'reorder_inputs', 'move_input', 'clear_inputs'] as const;
+const INPUT_OPS = [
+  'remove_input',
+  'reorder_inputs',
+  'move_input',
+  'clear_inputs',
+  'edit_input',
+] as const;
 /** One input operation name. */
 export type InputOp = (typeof INPUT_OPS)[number];
 

@@ -1,6 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { LedgerCloseStatus, LedgerDeliveryValue } from './ledger-repository.ts';
-import { closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
+import { admitConflictSet, closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { MessageInput, PartInput, ToolStatusValue } from './messages-repository.ts';
 import type { Database } from './schema.ts';
 import { toDate } from './transaction.ts';
@@ -232,6 +232,7 @@ export async function writeTogether(
 const assignments = (set: Record<string, RawBuilder<unknown>>) =>
   sql.join(Object.entries(set).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
 const MERGE_DELIVERY = assignments(mergeDeliverySet);
+const ADMIT = assignments(admitConflictSet);
 const CLOSE_DELIVERY = assignments(closeDeliverySet);
 
 /** An admission (`turn_steer_queued`) for {@link admitInputs}. */
@@ -260,15 +261,12 @@ export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[
     })),
   );
   await sql`insert into session_inputs (id, session_id, kind, delivery, delivery_seq,
-      deliveries, payload, admitted_seq, position, status, admitted_at)
-    select id, session_id, kind, delivery, seq, deliveries, payload, seq, seq, 'admitted',
+      deliveries, payload, payload_seq, admitted_seq, position, status, admitted_at)
+    select id, session_id, kind, delivery, seq, deliveries, payload, seq, seq, seq, 'admitted',
       admitted_at
     from jsonb_to_recordset(${data}::jsonb) as r(id text, session_id text, kind text,
       delivery text, deliveries jsonb, payload jsonb, seq bigint, admitted_at timestamptz)
-    on conflict (session_id, id) do update set kind = excluded.kind, payload = excluded.payload,
-      admitted_seq = excluded.admitted_seq, position = excluded.position,
-      admitted_at = excluded.admitted_at, ${MERGE_DELIVERY}
-    where session_inputs.admitted_seq is null`.execute(db);
+    on conflict (session_id, id) do update set ${ADMIT}`.execute(db);
 }
 
 /** A delivery change for {@link changeInputDeliveries}. */

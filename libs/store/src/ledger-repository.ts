@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
+import { admitConflictSet, closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { Database, SessionInputRow } from './schema.ts';
 import { json, toDate, withStoreError } from './transaction.ts';
 
@@ -32,7 +32,9 @@ export interface AdmitInputArgs {
 
 /**
  * Registers an input as `admitted` (R14.2), idempotent per id. If later writes arrived
- * first, fills in the admission columns and keeps their status and (newer) delivery.
+ * first, fills in the admission columns and keeps their status and (newer) delivery. A
+ * later admission of the same id is an edit: its payload replaces the stored one while
+ * the row is admitted (docs/decisions/0222).
  */
 export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Promise<void> {
   await withStoreError('admitInput', () =>
@@ -46,24 +48,13 @@ export async function admitInput(db: Kysely<Database>, args: AdmitInputArgs): Pr
         delivery_seq: args.sequence,
         deliveries: json({ [args.sequence]: args.delivery }),
         payload: json(args.payload),
+        payload_seq: args.sequence,
         admitted_seq: args.sequence,
         position: args.sequence,
         status: 'admitted',
         admitted_at: toDate(args.at),
       })
-      .onConflict((oc) =>
-        oc
-          .columns(['session_id', 'id'])
-          .doUpdateSet({
-            kind: (eb) => eb.ref('excluded.kind'),
-            payload: (eb) => eb.ref('excluded.payload'),
-            admitted_seq: (eb) => eb.ref('excluded.admitted_seq'),
-            position: (eb) => eb.ref('excluded.position'),
-            admitted_at: (eb) => eb.ref('excluded.admitted_at'),
-            ...mergeDeliverySet,
-          })
-          .where('session_inputs.admitted_seq', 'is', null),
-      )
+      .onConflict((oc) => oc.columns(['session_id', 'id']).doUpdateSet(admitConflictSet))
       .execute(),
   );
 }

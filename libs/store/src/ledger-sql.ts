@@ -24,6 +24,40 @@ export const mergeDeliverySet = {
     when ${counts} then excluded.deliveries else session_inputs.deliveries end`,
 };
 
+/** The inserted admission is the first one seen (a re-emission for an edit is later). */
+const firstAdmission = sql`(session_inputs.admitted_seq is null
+  or excluded.admitted_seq < session_inputs.admitted_seq)`;
+
+/**
+ * The inserted payload is newer than the stored one, and was set while the row was still
+ * admitted (R16.4: an edit changes only a waiting input).
+ */
+const newerPayload = sql`(session_inputs.payload_seq is null
+    or excluded.payload_seq > session_inputs.payload_seq)
+  and (session_inputs.status = 'admitted' or session_inputs.status_seq is null
+    or excluded.payload_seq <= session_inputs.status_seq)`;
+
+/**
+ * `ON CONFLICT` assignments of an admission (`turn_steer_queued`) into a stored row, in any
+ * arrival order (docs/decisions/0031, 0222): the first admission sets the admission
+ * columns (a row a later write created has none yet); the newest payload wins (an edit
+ * re-emits `turn_steer_queued` with the same id); the delivery fact merges like any other.
+ */
+export const admitConflictSet = {
+  kind: sql<string>`case when ${firstAdmission} then excluded.kind else session_inputs.kind end`,
+  admitted_seq: sql<number>`case when ${firstAdmission} then excluded.admitted_seq
+    else session_inputs.admitted_seq end`,
+  position: sql<number>`case when ${firstAdmission} then excluded.position
+    else session_inputs.position end`,
+  admitted_at: sql<Date>`case when ${firstAdmission} then excluded.admitted_at
+    else session_inputs.admitted_at end`,
+  payload: sql<string>`case when ${newerPayload} then excluded.payload
+    else session_inputs.payload end`,
+  payload_seq: sql<number>`case when ${newerPayload} then excluded.payload_seq
+    else session_inputs.payload_seq end`,
+  ...mergeDeliverySet,
+};
+
 /** The stored newest fact is in force at the close (`excluded.status_seq`). */
 const stillInForce = sql`(excluded.status_seq is null or session_inputs.delivery_seq is null
   or session_inputs.delivery_seq <= excluded.status_seq)`;

@@ -121,6 +121,8 @@ interface SessionInputsTable {
   /** The sequence of the newest entry of `deliveries`. */
   delivery_seq: NullableBigInt;
   payload: NullableJson;
+  /** Sequence of the event that set `payload`: the admission, or a later edit (0222). */
+  payload_seq: NullableBigInt;
   admitted_seq: NullableBigInt;
   /** Ordering position in the queue; the admission sequence unless reordered. */
   position: NullableBigInt;

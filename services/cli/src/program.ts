@@ -355,14 +355,20 @@ export function buildProgram(deps: ProgramDeps): Command {
     'agentwire queue ses_123 move in_2 1',
   )
     .addArgument(
-      new Argument('[action]', 'list (default), rm <inputId>, move <inputId> <position>, clear')
-        .choices(['list', 'rm', 'move', 'clear'])
+      new Argument(
+        '[action]',
+        'list (default), rm <inputId>, move <inputId> <position>, edit <inputId> <text>, clear',
+      )
+        .choices(['list', 'rm', 'move', 'edit', 'clear'])
         .default('list'),
     )
-    .argument('[args...]', 'the input id (rm, move) and the new 1-based position (move)')
+    .argument(
+      '[args...]',
+      'the input id (rm, move, edit), the new 1-based position (move) or the new text (edit)',
+    )
     .addHelpText(
       'after',
-      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2\n  $ agentwire queue ses_123 clear      # nothing waiting: a no-op',
+      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2\n  $ agentwire queue ses_123 edit in_2 check the tests too\n  $ agentwire queue ses_123 clear      # nothing waiting: a no-op',
     )
     .action(
       run(async (ctx, sid: string, action: QueueAction, args: string[]) => {
@@ -411,7 +417,7 @@ function usage(message: string): CliError {
   return new CliError('usage', message, EXIT.usage);
 }
 
-type QueueAction = 'list' | 'rm' | 'move' | 'clear';
+type QueueAction = 'list' | 'rm' | 'move' | 'edit' | 'clear';
 
 async function queueCommand(
   ctx: CliContext,
@@ -420,15 +426,24 @@ async function queueCommand(
   args: readonly string[],
 ): Promise<void> {
   checkSessionId(sid);
-  const arity = { list: 0, rm: 1, move: 2, clear: 0 }[action];
-  if (args.length !== arity) {
+  const arity = { list: 0, rm: 1, move: 2, edit: 2, clear: 0 }[action];
+  const fits = action === 'edit' ? args.length >= arity : args.length === arity;
+  if (!fits) {
     const want = {
       list: 'no arguments',
       rm: 'an input id',
       move: 'an input id and a position',
+      edit: 'an input id and the new text',
       clear: 'no arguments',
     };
     throw usage(`queue ${action} takes ${want[action]}, got ${args.length}`);
+  }
+  if (action === 'edit') {
+    const [inputId = '', ...words] = args;
+    const reply = await ctx.client.editInput(sid, inputId, words.join(' '));
+    if (isRuntimeFailure(reply)) throw failureError('queue edit', reply);
+    print(ctx, reply, [`edited ${reply.inputId}`]);
+    return;
   }
   if (action === 'clear') {
     const reply = await ctx.client.clearInputs(sid);

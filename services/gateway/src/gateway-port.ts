@@ -61,6 +61,12 @@ export interface GatewayBackend {
     position: number,
     options?: RequestOptions,
   ): Promise<RuntimeResult<ReorderInputsReply>>;
+  editInput(
+    sessionId: string,
+    inputId: string,
+    text: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<RemoveInputReply>>;
   clearInputs(
     sessionId: string,
     options?: RequestOptions,

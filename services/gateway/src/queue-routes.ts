@@ -16,6 +16,9 @@ const MoveBody = z.strictObject({
   position: z.number().int().min(0),
 }) satisfies z.ZodType<Omit<MoveInputRequest, 'inputId'>>;
 
+/** Body of `PATCH /sessions/:id/queue/:inputId`. */
+const EditBody = z.strictObject({ text: z.string() });
+
 /** An empty body (`{}`), as the other bodiless operations take. */
 const NoBody = z.strictObject({});
 
@@ -40,6 +43,19 @@ export function registerQueueRoutes(app: FastifyInstance, o: SessionRouteOptions
       if (!params.ok) return reply.code(400).send(params.body);
       const { id, inputId } = params.value;
       return send(reply, await o.backend.removeInput(id, inputId, timeout));
+    },
+  );
+
+  app.patch(
+    '/sessions/:id/queue/:inputId',
+    withBody({ summary: "Edit a waiting input's text", params: InputParams, body: EditBody }),
+    async (request, reply) => {
+      const params = parseInput('params', InputParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', EditBody, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      const { id, inputId } = params.value;
+      return send(reply, await o.backend.editInput(id, inputId, body.value.text, timeout));
     },
   );
 

@@ -26,8 +26,8 @@ function reorder(
 }
 
 /**
- * Input-queue handlers (R16.3, R14.4): `queued` appends to `pendingSteerInputs` (once per
- * id), `delivery_changed` updates the admitted delivery, `reordered` reorders, `drained`
+ * Input-queue handlers (R16.3, R14.4): `queued` appends to `pendingSteerInputs` (the same
+ * id again replaces it in place: an edit), `delivery_changed` updates the admitted delivery, `reordered` reorders, `drained`
  * and `discarded` remove.
  */
 export const steerHandlers: ProjectionHandlers<
@@ -39,7 +39,17 @@ export const steerHandlers: ProjectionHandlers<
 > = {
   turn_steer_queued: (p, e) => {
     const q = e.payload;
-    if (p.pendingSteerInputs.some((i) => i.pendingInputId === q.pendingInputId)) return p;
+    // The same id again is an edit (docs/decisions/0222): replaced in place, same position.
+    if (p.pendingSteerInputs.some((i) => i.pendingInputId === q.pendingInputId)) {
+      return {
+        ...p,
+        pendingSteerInputs: p.pendingSteerInputs.map((i) =>
+          i.pendingInputId === q.pendingInputId
+            ? { ...i, input: q.input, inputPreview: q.inputPreview, inputSize: q.inputSize }
+            : i,
+        ),
+      };
+    }
     const input: PendingSteerInput = {
       pendingInputId: q.pendingInputId,
       input: q.input,

@@ -275,6 +275,33 @@ export class InputDispatcher {
   }
 
   /**
+   * Edits a waiting input in place (docs/decisions/0222): same id, position and delivery,
+   * new text and files. On the wire it is `turn_steer_queued` again with the same pending
+   * input id, which the projection and the ledger take as "replaced in place" (R16.4: only
+   * while admitted). An input that left is `input_not_pending` (R10.3); an empty or
+   * oversized text is refused as a submission would be.
+   */
+  async edit(inputId: string, input: string, files: readonly InputFile[]): Promise<void> {
+    if (!this.#queue.has(inputId)) {
+      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
+    }
+    const bytes = new TextEncoder().encode(input).length;
+    if (input.trim() === '') {
+      throw new RuntimeError('empty_input', 'an edited input needs some text', { inputId });
+    }
+    const limit = this.#d.maxInputBytes ?? Number.POSITIVE_INFINITY;
+    if (bytes > limit) {
+      throw new RuntimeError('prompt_too_large', `the edited input holds ${bytes} bytes`, {
+        inputId,
+        limit,
+      });
+    }
+    this.#d.ledger.apply(inputId, { kind: 'edit' });
+    const edited = this.#queue.edit(inputId, input, files);
+    if (edited !== undefined) await this.#emitQueued(edited, edited.delivery, this.#queue.size);
+  }
+
+  /**
    * Moves a waiting input to `position` (0 = next), the others keeping their order, and
    * emits `turn_steer_reordered` with the whole new order (R14.4). Consults the queue as it
    * is now (R10.3): an input that already left is `input_not_pending`.

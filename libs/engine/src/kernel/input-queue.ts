@@ -61,6 +61,19 @@ export class InputQueue {
     this.#items.push(item);
   }
 
+  /**
+   * Replaces a waiting input's text and files in place (an edit: same id, same position,
+   * same delivery). Returns the edited input, or undefined when it is not waiting.
+   */
+  edit(inputId: string, input: string, files: readonly InputFile[]): PendingInput | undefined {
+    const i = this.#items.findIndex((item) => item.inputId === inputId);
+    const item = this.#items[i];
+    if (item === undefined) return undefined;
+    const edited: PendingInput = { ...item, input, files };
+    this.#items[i] = edited;
+    return edited;
+  }
+
   /** Removes and returns one input (a user removal, R14.2 `cancelled`). */
   remove(inputId: string): PendingInput | undefined {
     const i = this.#items.findIndex((item) => item.inputId === inputId);

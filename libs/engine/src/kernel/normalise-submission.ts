@@ -78,12 +78,14 @@ export type NormalisedSubmission =
  * R12.1: a submission becomes a slash command run at once, or a real prompt. A template
  * command gives the prompt it stands for, which is then expanded like any other (`@file`
  * references become file parts). An unknown command is refused with `unknown_command`
- * listing the known ones; it never reaches the model.
+ * listing the known ones; it never reaches the model. With `promptOnly` (an edit of a
+ * waiting input), a direct command is refused before it runs.
  */
 export async function normaliseSubmission(
   text: string,
   features: FeatureSet,
   ctx: CommandContext,
+  options: { readonly promptOnly?: boolean } = {},
 ): Promise<NormalisedSubmission> {
   let prompt = text;
   const match = COMMAND.exec(text.trim());
@@ -96,6 +98,13 @@ export async function normaliseSubmission(
         'unknown_command',
         `unknown command /${name}; known commands: ${known.map((n) => `/${n}`).join(', ')}`,
         { command: name, known },
+      );
+    }
+    if (options.promptOnly === true && command.kind === 'direct') {
+      throw new RuntimeError(
+        'invalid_command',
+        `/${name} runs at once; only a prompt or a template can stand here`,
+        { command: name, usage: command.usage },
       );
     }
     const outcome = await command.run((match[2] ?? '').trim(), ctx);

@@ -57,3 +57,34 @@ describe('editing the queue (issue 11 item 6)', () => {
     expect(events.filter((e) => e.type === 'turn_started')).toHaveLength(1);
   });
 });
+
+describe('editing a waiting input in place (docs/decisions/0222)', () => {
+  it('re-emits turn_steer_queued with the same id; the edited text is what runs', async () => {
+    const { session, events, permissions } = await withQueue();
+    await session.editInput('b', 'b, edited');
+    const again = events.flatMap((e) =>
+      e.type === 'turn_steer_queued' && e.payload.pendingInputId === 'b' ? [e.payload.input] : [],
+    );
+    expect(again).toEqual(['b', 'b, edited']);
+    expect(session.pendingInputIds).toEqual(['a', 'b', 'c']);
+    await expect(session.editInput('b', '/status')).rejects.toMatchObject({
+      code: 'invalid_command',
+    });
+    await expect(session.editInput('b', '/rename sneaky')).rejects.toMatchObject({
+      code: 'invalid_command',
+    });
+    expect(
+      events.some((e) => e.type === 'session_title_updated' && e.payload.source === 'custom'),
+    ).toBe(false);
+    await expect(session.editInput('b', '  ')).rejects.toMatchObject({ code: 'empty_input' });
+    await expect(session.editInput('zz', 'x')).rejects.toMatchObject({ code: 'input_not_pending' });
+    session.answerPermission(permissions()[0] ?? '', { decision: 'allow' });
+    await waitUntil(() => events.filter((e) => e.type === 'turn_complete').length === 4, quickly);
+    expect(session.history.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      '[scenario:run_command] go',
+      'a',
+      'b, edited',
+      'c',
+    ]);
+  });
+});

@@ -297,6 +297,20 @@ export class RuntimeSession {
     return this.#inputs.reorder(orderedInputIds);
   }
 
+  /**
+   * Edits a waiting input's text in place (docs/decisions/0222). The text is normalised as a
+   * prompt (templates and `@file` references expand); a slash command run directly cannot
+   * take a waiting input's place (`invalid_command`).
+   */
+  async editInput(inputId: string, text: string): Promise<void> {
+    this.#assertUsable();
+    const normalised = await normaliseSubmission(text, this.#features, this.#commandContext(), {
+      promptOnly: true,
+    });
+    if (normalised.kind === 'command') throw new Error('a direct command ran in an edit');
+    await this.#inputs.edit(inputId, normalised.input.text, normalised.input.files);
+  }
+
   /** Moves a waiting input to `position` (0 = next): `turn_steer_reordered`. Returns the order. */
   async moveInput(inputId: string, position: number): Promise<readonly string[]> {
     this.#assertUsable();

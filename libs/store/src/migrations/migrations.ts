@@ -3,6 +3,7 @@ import { initialMigration } from './0001-initial.ts';
 import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
 import { ledgerDeliveryColumnsMigration } from './0003-ledger-delivery-columns.ts';
 import { ledgerKeyPerSessionMigration } from './0004-ledger-key-per-session.ts';
+import { ledgerPayloadSeqMigration } from './0005-ledger-payload-seq.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -15,6 +16,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0002-ledger-delivery-facts': ledgerDeliveryFactsMigration,
   '0003-ledger-delivery-columns': ledgerDeliveryColumnsMigration,
   '0004-ledger-key-per-session': ledgerKeyPerSessionMigration,
+  '0005-ledger-payload-seq': ledgerPayloadSeqMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */

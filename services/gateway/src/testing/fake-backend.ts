@@ -162,6 +162,10 @@ export class FakeBackend implements GatewayBackend {
     });
   }
 
+  editInput(sessionId: string, inputId: string, text: string) {
+    return this.#answer('editInput', [sessionId, inputId, text], { ok: true as const, inputId });
+  }
+
   clearInputs(sessionId: string) {
     return this.#answer('clearInputs', [sessionId], { ok: true as const, cleared: [] });
   }

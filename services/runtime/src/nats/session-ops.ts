@@ -1,6 +1,7 @@
 import type { RuntimeErrorCode } from '@agentwire/contracts';
 import {
   AnswerPermissionRequest,
+  EditInputRequest,
   EmptyRequest,
   type ErrorReply,
   type InputOp,
@@ -62,6 +63,11 @@ export async function runSessionOp(
     case 'move_input': {
       const req = parseRequest(MoveInputRequest, data);
       return { ok: true, order: await session.moveInput(req.inputId, req.position) };
+    }
+    case 'edit_input': {
+      const req = parseRequest(EditInputRequest, data);
+      await session.editInput(req.inputId, req.text);
+      return { ok: true, inputId: req.inputId };
     }
     case 'clear_inputs': {
       parseRequest(EmptyRequest, data);
