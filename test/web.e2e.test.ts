@@ -140,6 +140,12 @@ describe('the web client in headless Chromium against the real stack', () => {
       'say what changed',
     ]);
     expect((await answer.locator('pre code').textContent())?.trim()).toBe('cat README.md');
+    // Links open beside the app; raw HTML from the model is sanitised (DOMPurify).
+    const link = answer.locator('a', { hasText: 'the guide' });
+    expect(await link.getAttribute('href')).toBe('https://example.com/guide');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    expect(await answer.locator('span', { hasText: 'safely' }).count()).toBe(1);
+    expect(await answer.locator('[onmouseover]').count()).toBe(0);
     const thinking = page.locator('details.reasoning');
     expect(await thinking.getAttribute('open')).toBeNull();
     expect(await thinking.locator('summary').textContent()).toBe('Thinking');

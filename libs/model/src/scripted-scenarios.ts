@@ -145,7 +145,7 @@ export const SCRIPTED_SCENARIOS = {
           { type: 'reasoning', text: 'A short plan first, then the answer in Markdown.' },
           {
             type: 'text',
-            text: '## Plan\n\nFirst **read** the `README.md`, then:\n\n- write a note\n- say what changed\n\n```sh\ncat README.md\n```',
+            text: '## Plan\n\nFirst **read** the `README.md`, then:\n\n- write a note\n- say what changed\n\n```sh\ncat README.md\n```\n\nSee [the guide](https://example.com/guide), <span onmouseover="alert(1)">safely</span>.',
           },
         ],
       },
