@@ -232,9 +232,9 @@ describe('the web client in headless Chromium against the real stack', () => {
 
     await page.locator('[data-connection="live"]').waitFor({ timeout: 20_000 });
     const last = ref.events.at(-1)?.sequenceNumber ?? 0;
-    await page.waitForFunction(
-      `Number(document.querySelector('section.session')?.dataset.lastSeq) >= ${last}`,
-    );
+    await waitUntil(async () => (await sessionAttrs(page)).lastSeq >= last, {
+      what: `the page to reach ${last}`,
+    });
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
     expect((await text.textContent())?.trim()).toBe(words);
     expect(await text.count()).toBe(1);
@@ -333,9 +333,7 @@ describe('the web client in headless Chromium against the real stack', () => {
 async function tabTo(page: Page, selector: string): Promise<void> {
   for (let i = 0; i < 40; i += 1) {
     await page.keyboard.press('Tab');
-    // A string, evaluated in the page: this file is type-checked without the DOM library.
-    const focused = `document.activeElement?.matches(${JSON.stringify(selector)}) === true`;
-    if ((await page.evaluate(focused)) === true) return;
+    if ((await page.locator(`${selector}:focus`).count()) === 1) return;
   }
   throw new Error(`Tab never reached ${selector}`);
 }
