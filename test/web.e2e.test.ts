@@ -200,6 +200,17 @@ describe('the web client in headless Chromium against the real stack', () => {
       .waitFor();
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '04-turn-done');
+
+    // Rename: the heading becomes a field; Enter saves; every view of the title follows.
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const field = page.getByRole('textbox', { name: 'Session title' });
+    expect(await field.inputValue()).toBe(generated);
+    await field.fill('Notes on the README');
+    await field.press('Enter');
+    await page.locator('#session-title', { hasText: 'Notes on the README' }).waitFor();
+    await page
+      .locator(`nav a[data-session-id="${sid}"] .session-title`, { hasText: 'Notes on the README' })
+      .waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -149,3 +149,8 @@ export function moveInput(sessionId: string, inputId: string, position: number):
 export function clearQueue(sessionId: string): Promise<unknown> {
   return call(z.unknown(), `${sid(sessionId)}/queue/clear`, post({}));
 }
+
+/** Renames a session (a title set by a person is never replaced by a generated one). */
+export function renameSession(sessionId: string, title: string): Promise<unknown> {
+  return call(z.unknown(), `${sid(sessionId)}/rename`, post({ title }));
+}

@@ -6,6 +6,7 @@ import {
   type Lane,
   moveInput,
   removeInput,
+  renameSession,
   sendPrompt,
 } from '../api/gateway-api.ts';
 import { Composer } from './composer.tsx';
@@ -13,6 +14,7 @@ import { ConnectionBanner } from './connection-banner.tsx';
 import { MessageItem } from './message-item.tsx';
 import { PermissionCard } from './permission-card.tsx';
 import { QueuePanel } from './queue-panel.tsx';
+import { SessionTitle } from './session-title.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { useSession } from './use-session.ts';
 
@@ -20,7 +22,6 @@ import { useSession } from './use-session.ts';
 export function SessionPage({ sessionId }: { readonly sessionId: string }) {
   const { view, status, error, loadOlder } = useSession(sessionId);
   const log = useRef<HTMLDivElement>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
   const count = view?.applied ?? 0;
   const loaded = view !== undefined;
   // New output scrolls into view, unless the reader scrolled up to read something older.
@@ -29,8 +30,6 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
     const el = log.current;
     if (el !== null && following.current) el.scrollTop = el.scrollHeight;
   }, [count, loaded]);
-  // Opening a session moves focus to its title, so a keyboard or screen-reader user lands in it.
-  useEffect(() => heading.current?.focus(), [sessionId]);
   const p = view?.projection;
   const running = p !== undefined && p.currentTurnId !== null;
   const title = p?.title ?? 'New session';
@@ -43,9 +42,13 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
       data-applied={count}
     >
       <header class="session-header">
-        <h1 id="session-title" tabIndex={-1} ref={heading}>
-          {title}
-        </h1>
+        <SessionTitle
+          sessionId={sessionId}
+          title={title}
+          onRename={async (next) => {
+            await renameSession(sessionId, next);
+          }}
+        />
         {p === undefined ? null : <StatusBadge status={p.status} />}
         <ConnectionBanner status={status} />
       </header>
