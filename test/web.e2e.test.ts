@@ -128,6 +128,7 @@ describe('the web client in headless Chromium against the real stack', () => {
     const listed = page.locator(`nav a[data-session-id="${earlier}"]`);
     await listed.waitFor();
     await page.getByText('Pick a session on the left').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '01-session-list');
 
     await listed.click();
@@ -149,6 +150,7 @@ describe('the web client in headless Chromium against the real stack', () => {
     const thinking = page.locator('details.reasoning');
     expect(await thinking.getAttribute('open')).toBeNull();
     expect(await thinking.locator('summary').textContent()).toBe('Thinking');
+    expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, '02-session-history');
 
     // A new session: its first prompt streams, asks a permission, and gets a generated title.
