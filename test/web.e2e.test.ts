@@ -340,6 +340,41 @@ describe('the web client in headless Chromium against the real stack', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+  it('after a gap resyncs once, and after a second gets a snapshot that replaces the view', async () => {
+    const sid = String((await post('/sessions')).sessionId);
+    await post(`/sessions/${sid}/prompt`, {
+      text: '[scenario:reasoning] first question',
+      wait: true,
+    });
+    const { page, errors } = await openPage();
+    // The first two follows of the page get a frame that skips far ahead: a lost range.
+    const asked: string[] = [];
+    await page.route('**/sessions/*/events?*', async (route) => {
+      const url = new URL(route.request().url());
+      asked.push(url.search);
+      if (asked.length > 2) return route.continue();
+      if (asked.length === 2) {
+        // While the page has no live feed, the session goes on: only the snapshot brings it.
+        await post(`/sessions/${sid}/prompt`, { text: 'second question', wait: true });
+      }
+      const gap = 'id: 100000\ndata: {"fromSeq":99990,"toSeq":100000,"events":[]}\n\n';
+      return route.fulfill({ status: 200, contentType: 'text/event-stream', body: gap });
+    });
+    await page.goto(`${base}/#/s/${sid}`);
+    await page.locator('.markdown', { hasText: 'Hello from the scripted model.' }).waitFor();
+    const base0 = Number(asked[0]?.replace('?after=', ''));
+    expect(base0).toBeGreaterThan(0);
+    expect(asked.slice(0, 3)).toEqual([`?after=${base0}`, `?after=${base0}`, '?snapshot=true']);
+    const users = await page.locator('.message-user').allTextContents();
+    expect(users.map((u) => u.replace(/^You/, ''))).toEqual([
+      '[scenario:reasoning] first question',
+      'second question',
+    ]);
+    expect(await page.locator('.markdown', { hasText: 'Here is a short answer.' }).count()).toBe(1);
+    await page.locator('[data-connection="live"]').waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
 
 /** Presses Tab until the focused element matches `selector` (at most 40 times), as a keyboard user. */
