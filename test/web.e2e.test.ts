@@ -84,11 +84,15 @@ async function openPage(
   return { page, errors };
 }
 
-/** Types a prompt in the prompt box and sends it with Enter, as a person does. */
+/**
+ * Types a prompt in the prompt box and sends it with Enter, as a person does, and waits
+ * until the box is empty again: the gateway took it.
+ */
 async function typePrompt(page: Page, text: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.fill(text);
   await box.press('Enter');
+  await waitUntil(async () => (await box.inputValue()) === '', { what: `${text} sent` });
 }
 
 /** The open session's id, from the page's URL (`#/s/<id>`). */
