@@ -87,6 +87,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     const commands = (help.json.result as { commands: { name: string; kind: string }[] }).commands;
     expect(commands.map((c) => `${c.name}:${c.kind}`)).toEqual([
       'help:direct',
+      'mode:direct',
       'rename:direct',
       'review:template',
       'status:direct',
@@ -151,6 +152,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     const unknown = await prompt(sid, '/deploy');
     expect((unknown.json.error as { detail: Json }).detail.known).toEqual([
       'help',
+      'mode',
       'rename',
       'review',
       'status',

@@ -17,6 +17,8 @@ import {
   ReorderInputsReply,
   type RuntimeErrorCode,
   type RuntimeOp,
+  SetModeReply,
+  type SetModeRequest,
 } from '@agentwire/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
@@ -206,6 +208,18 @@ export class RuntimeClient {
     options?: RequestOptions,
   ): Promise<RuntimeResult<ClearInputsReply>> {
     return this.#op(sessionId, 'clear_inputs', {}, ClearInputsReply, options);
+  }
+
+  /**
+   * Sets what tools may do from now on (R16.2: plan, build, edit, yolo, auto);
+   * `session_mode_changed` when it changed.
+   */
+  setMode(
+    sessionId: string,
+    mode: SetModeRequest['mode'],
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SetModeReply>> {
+    return this.#op(sessionId, 'set_mode', { mode }, SetModeReply, options);
   }
 
   /** Ends a session (`session_ended`) and releases it. */

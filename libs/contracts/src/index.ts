@@ -55,6 +55,7 @@ export {
   JsonValue,
   ModelSelection,
   ModelUsage,
+  SessionMode,
   TitleSource,
 } from './payloads/common.ts';
 export { SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';
@@ -141,6 +142,8 @@ export {
   ReorderInputsRequest,
   RuntimeErrorCode,
   type RuntimeOp,
+  SetModeReply,
+  SetModeRequest,
 } from './runtime-protocol.ts';
 export {
   EventEnvelope,

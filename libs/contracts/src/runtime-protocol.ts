@@ -5,7 +5,7 @@
  * frontend imports a service.
  */
 import { z } from 'zod';
-import { ErrorPayload } from './payloads/common.ts';
+import { ErrorPayload, SessionMode } from './payloads/common.ts';
 import { PermissionDecision } from './payloads/permission.ts';
 import { SessionId } from './session-event.ts';
 
@@ -43,6 +43,24 @@ export const AnswerPermissionRequest = z.strictObject({
 /** `answer_permission` request. */
 export type AnswerPermissionRequest = z.infer<typeof AnswerPermissionRequest>;
 
+/**
+ * `aw.rt.<sid>.set_mode`: what tools may do from now on (R16.2, docs/decisions/0223);
+ * `session_mode_changed` when it changed. The same as the `/mode <mode>` command.
+ */
+export const SetModeRequest = z.strictObject({ mode: SessionMode });
+/** `set_mode` request. */
+export type SetModeRequest = z.infer<typeof SetModeRequest>;
+
+/** Reply of `set_mode`: the mode now, the one before, and whether it changed. */
+export const SetModeReply = z.object({
+  ok: z.literal(true),
+  mode: SessionMode,
+  previousMode: SessionMode,
+  changed: z.boolean(),
+});
+/** Reply of `set_mode`. */
+export type SetModeReply = z.infer<typeof SetModeReply>;
+
 /** Requests without fields: `create`, `interrupt`, `close`. */
 export const EmptyRequest = z.strictObject({ wait: z.boolean().optional() });
 export type EmptyRequest = z.infer<typeof EmptyRequest>;
@@ -54,6 +72,7 @@ const RUNTIME_OPS = [
   'interrupt',
   'rename',
   'answer_permission',
+  'set_mode',
   'close',
 ] as const;
 /** One operation name. */

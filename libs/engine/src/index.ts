@@ -12,6 +12,7 @@ export {
   type TranscriptRow,
 } from './kernel/history-from-transcript.ts';
 export type { Admission } from './kernel/input-dispatcher.ts';
+export { recoveryTypes } from './kernel/normalise-submission.ts';
 export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
 export type {
   ContentHasher,

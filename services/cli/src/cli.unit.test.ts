@@ -33,6 +33,7 @@ const COMMANDS = [
   'answer',
   'interrupt',
   'rename',
+  'mode',
   'queue',
   'demo',
 ];

@@ -1,5 +1,5 @@
 import { isRuntimeFailure } from '@agentwire/bus';
-import { SessionProjection } from '@agentwire/contracts';
+import { SessionProjection, type SetModeRequest } from '@agentwire/contracts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { type ChatTerminal, chatCommand } from './chat-command.ts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
@@ -348,6 +348,38 @@ export function buildProgram(deps: ProgramDeps): Command {
       print(ctx, reply, [reply.title]);
     }),
   );
+
+  command(
+    'mode <sid>',
+    'show or set what tools may do: plan, build, edit, yolo, auto',
+    'agentwire mode ses_123 plan',
+  )
+    .addArgument(
+      new Argument('[mode]', 'the mode to set; without it, the current one').choices([
+        'plan',
+        'build',
+        'edit',
+        'yolo',
+        'auto',
+      ]),
+    )
+    .action(
+      run(async (ctx, sid: string, mode: SetModeRequest['mode'] | undefined) => {
+        checkSessionId(sid);
+        if (mode === undefined) {
+          const { asOfSeq, projection } = await readProjection(ctx, 'mode', sid);
+          print(ctx, { ok: true, sessionId: sid, asOfSeq, mode: projection.mode }, [
+            projection.mode,
+          ]);
+          return;
+        }
+        const reply = await ctx.client.setMode(sid, mode);
+        if (isRuntimeFailure(reply)) throw failureError('mode', reply);
+        print(ctx, reply, [
+          reply.changed ? `${reply.previousMode} -> ${reply.mode}` : `already ${reply.mode}`,
+        ]);
+      }),
+    );
 
   command(
     'queue <sid>',

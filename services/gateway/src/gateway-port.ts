@@ -16,6 +16,8 @@ import type {
   RemoveInputReply,
   RenameReply,
   ReorderInputsReply,
+  SetModeReply,
+  SetModeRequest,
 } from '@agentwire/contracts';
 
 /**
@@ -61,6 +63,11 @@ export interface GatewayBackend {
     position: number,
     options?: RequestOptions,
   ): Promise<RuntimeResult<ReorderInputsReply>>;
+  setMode(
+    sessionId: string,
+    mode: SetModeRequest['mode'],
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SetModeReply>>;
   editInput(
     sessionId: string,
     inputId: string,

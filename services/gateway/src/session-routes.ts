@@ -7,6 +7,7 @@ import {
   PromptRequest,
   RenameRequest,
   SessionId,
+  SetModeRequest,
 } from '@agentwire/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -153,6 +154,18 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
       if (!body.ok) return reply.code(400).send(body.body);
       const answer = { ...body.value, requestId: params.value.requestId };
       return send(reply, await o.backend.answerPermission(params.value.id, answer, timeout));
+    },
+  );
+
+  app.post(
+    '/sessions/:id/mode',
+    post({ summary: 'Set what tools may do', params: SessionParams, body: SetModeRequest }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', SetModeRequest, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.setMode(params.value.id, body.value.mode, timeout));
     },
   );
 

@@ -1,12 +1,14 @@
 // The engine's features (docs/decisions/0220): one line each; the kernel names none of them.
 import type { SessionFeature } from '../kernel/feature.ts';
 import { fileReferences } from './file-references/file-references.ts';
+import { modes } from './modes/modes.ts';
 import { promptTemplates } from './prompt-templates/prompt-templates.ts';
 import { sessionCommands } from './session-commands/session-commands.ts';
 
 /** Every feature a production session runs with, in the order their expansions apply. */
 export const builtinFeatures: readonly SessionFeature[] = [
   sessionCommands,
+  modes,
   promptTemplates,
   fileReferences,
 ];

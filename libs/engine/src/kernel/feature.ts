@@ -1,5 +1,12 @@
-import type { TitleSource } from '@agentwire/contracts';
+import type {
+  EventPayload,
+  EventType,
+  SessionEvent,
+  SessionEventOf,
+  TitleSource,
+} from '@agentwire/contracts';
 import type { WorkspaceFiles } from './ports.ts';
+import type { ToolDefinition } from './tool-definition.ts';
 
 /**
  * The engine's one extension point (issue 10, docs/decisions/0220): a feature is a module in
@@ -16,6 +23,39 @@ export interface SessionFeature {
   readonly dynamicCommands?: DynamicCommands;
   /** Rewrites a prompt before admission, e.g. `@file` references into file parts (R7.3). */
   readonly expandPrompt?: (input: PromptInput, ctx: CommandContext) => Promise<PromptInput>;
+  /**
+   * Event types whose last occurrence in the stream the feature's per-session state is
+   * rebuilt from at cold recovery (R10.4); the loader keeps them while it replays.
+   */
+  readonly recoversFrom?: readonly EventType[];
+  /** Per-session state and hooks, made once for each resident session. */
+  readonly attach?: (ctx: FeatureContext) => FeatureHooks;
+}
+
+/** What a feature's per-session part is given. */
+export interface FeatureContext {
+  readonly sessionId: string;
+  /** The last event of each `recoversFrom` type the stream held at load, in stream order. */
+  readonly recovered: readonly SessionEvent[];
+  /** Emits a session-level event (no turn) through the session's one pipeline (R5). */
+  emit<T extends EventType>(type: T, payload: EventPayload<T>): Promise<SessionEventOf<T>>;
+}
+
+/** How a tool call is let through before it runs (R1.4). */
+export type ToolDecision =
+  | { readonly kind: 'run' }
+  | { readonly kind: 'ask' }
+  | { readonly kind: 'deny'; readonly reason: string };
+
+/** A feature's per-session hooks. */
+export interface FeatureHooks {
+  /** Slash commands bound to this session's state (e.g. `/mode`). */
+  readonly commands?: readonly SlashCommand[];
+  /**
+   * Decides a tool call before it runs; undefined leaves it to the next feature, and
+   * finally to the tool's own `needsPermission`.
+   */
+  decideTool?(tool: ToolDefinition): ToolDecision | undefined;
 }
 
 /** How a submission that names this command is handled (R12.1). */

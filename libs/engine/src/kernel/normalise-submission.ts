@@ -1,33 +1,55 @@
 import type {
   CommandContext,
   CommandInfo,
+  FeatureContext,
+  FeatureHooks,
   PromptInput,
   SessionFeature,
   SlashCommand,
+  ToolDecision,
 } from './feature.ts';
 import { RuntimeError } from './runtime-error.ts';
+import type { ToolDefinition } from './tool-definition.ts';
 
 /** `/name` or `/name args`: a name starts with a letter; `/usr/bin/ls` is not a command. */
 const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 
+/** The event types the features rebuild their per-session state from (R10.4). */
+export function recoveryTypes(features: readonly SessionFeature[]): ReadonlySet<string> {
+  return new Set(features.flatMap((f) => f.recoversFrom ?? []));
+}
+
 /**
- * The commands and expansions of a session's features (docs/decisions/0220), looked up by
- * name. Two features registering one name is a programming error, caught at start.
+ * One session's features (docs/decisions/0220): their commands and expansions, looked up
+ * by name, and the per-session hooks each attached. Two features registering one name is a
+ * programming error, caught at start.
  */
 export class FeatureSet {
   readonly #features: readonly SessionFeature[];
   readonly #commands = new Map<string, SlashCommand>();
+  readonly #hooks: FeatureHooks[] = [];
 
-  constructor(features: readonly SessionFeature[]) {
+  constructor(features: readonly SessionFeature[], ctx?: FeatureContext) {
     this.#features = features;
     for (const feature of features) {
-      for (const command of feature.commands ?? []) {
+      const hooks = ctx === undefined ? undefined : feature.attach?.(ctx);
+      if (hooks !== undefined) this.#hooks.push(hooks);
+      for (const command of [...(feature.commands ?? []), ...(hooks?.commands ?? [])]) {
         if (this.#commands.has(command.name)) {
           throw new Error(`feature ${feature.name}: command /${command.name} is registered twice`);
         }
         this.#commands.set(command.name, command);
       }
     }
+  }
+
+  /** The first feature's decision on a tool call, else the tool's own flag (R1.4). */
+  decideTool(tool: ToolDefinition): ToolDecision {
+    for (const hooks of this.#hooks) {
+      const decision = hooks.decideTool?.(tool);
+      if (decision !== undefined) return decision;
+    }
+    return { kind: tool.needsPermission ? 'ask' : 'run' };
   }
 
   /** The command called `name`: a registered one first, then the dynamic ones in order. */

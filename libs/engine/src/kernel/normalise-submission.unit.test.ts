@@ -32,6 +32,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
     const names = help.ok && 'result' in help ? help.result.commands : undefined;
     expect((names as { name: string }[]).map((c) => c.name)).toEqual([
       'help',
+      'mode',
       'rename',
       'review',
       'status',
@@ -61,9 +62,9 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(err.code).toBe('unknown_command');
     expect(err.detail).toEqual({
       command: 'deploy',
-      known: ['help', 'rename', 'review', 'status'],
+      known: ['help', 'mode', 'rename', 'review', 'status'],
     });
-    expect(err.message).toContain('/help, /rename, /review, /status');
+    expect(err.message).toContain('/help, /mode, /rename, /review, /status');
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
     expect(events).toEqual([]);
     // A path is not a command.

@@ -1,4 +1,4 @@
-import type { ModelSelection, TitleSource } from '@agentwire/contracts';
+import type { ModelSelection, SessionEvent, TitleSource } from '@agentwire/contracts';
 import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { AppendError } from './append-error.ts';
@@ -50,6 +50,8 @@ export interface SessionStart {
   readonly earlierInputs?: ReadonlyMap<string, EarlierInput>;
   /** The stream's last main-turn `model_request`, rebuilt: the next one's base (0161). */
   readonly lastRequest?: LastRequest;
+  /** The last event of each type the features recover from (`recoveryTypes`), in order. */
+  readonly featureEvents?: readonly SessionEvent[];
 }
 
 /** Dependencies of {@link RuntimeSession}. */
@@ -137,7 +139,11 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
-    this.#features = new FeatureSet(options.features ?? []);
+    this.#features = new FeatureSet(options.features ?? [], {
+      sessionId: this.sessionId,
+      recovered: options.start.featureEvents ?? [],
+      emit: (type, payload) => options.emitter.emit(type, null, options.ids.newTraceId(), payload),
+    });
     const { lastRequest } = options.start;
     this.#requests = new RequestChain(
       options.hasher,
@@ -256,6 +262,22 @@ export class RuntimeSession {
     }
     const { text, files } = normalised.input;
     return this.#inputs.submit(text, { ...options, inputId, files });
+  }
+
+  /**
+   * Runs a direct command by name, as an operation does (`set_mode` is `/mode <mode>`).
+   * Returns its result; an unknown name or a template is `unknown_command`.
+   */
+  async runCommand(name: string, args: string): Promise<Readonly<Record<string, unknown>>> {
+    this.#assertUsable();
+    const ctx = this.#commandContext();
+    const command = await this.#features.resolve(name, ctx);
+    if (command === undefined || command.kind !== 'direct') {
+      throw new RuntimeError('unknown_command', `no direct command /${name}`, { command: name });
+    }
+    const outcome = await command.run(args, ctx);
+    if (outcome.kind !== 'result') throw new Error(`/${name} gave a prompt`);
+    return outcome.result;
   }
 
   /** What the session's commands and expansions may use of it (docs/decisions/0220). */
@@ -489,6 +511,7 @@ export class RuntimeSession {
           maxSteps: this.#o.maxSteps ?? 8,
           requests: this.#requests,
           atStepBoundary: (t, tr) => this.#inputs.drainGuided(t, tr),
+          decideTool: (tool) => this.#features.decideTool(tool),
         },
         { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
         this.#history,

@@ -32,6 +32,11 @@ export interface ToolDefinition {
   readonly needsPermission: boolean;
   readonly riskLevel: RiskLevel;
   readonly readOnly: boolean;
+  /**
+   * What it does to the workspace: reads it, writes files in it, or runs programs in it.
+   * The session mode decides on it (docs/decisions/0223).
+   */
+  readonly effect: 'read' | 'write' | 'execute';
   /** Validates `input` and runs; throws {@link ToolError} for expected failures. */
   run(input: unknown, signal: AbortSignal): Promise<ToolOutput>;
 }

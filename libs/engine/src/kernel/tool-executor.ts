@@ -9,6 +9,7 @@ import {
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelToolCall } from '@agentwire/model';
 import { INTERRUPTED } from './early-turn-end.ts';
+import type { ToolDecision } from './feature.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -32,6 +33,8 @@ export interface ToolBatchContext {
   readonly turnId: string;
   readonly traceId: string;
   readonly signal: AbortSignal;
+  /** How a call is let through (the session mode, 0223); absent: the tool's own flag. */
+  readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
 }
 
 interface PreparedCall {
@@ -126,7 +129,15 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
       code: 'unknown_tool',
     });
   }
-  if (tool.needsPermission) {
+  const decision = ctx.decideTool?.(tool) ?? { kind: tool.needsPermission ? 'ask' : 'run' };
+  if (decision.kind === 'deny') {
+    return failCall(ctx, p, {
+      type: 'permission_denied',
+      message: `not allowed: ${decision.reason}`,
+      code: 'not_allowed_in_mode',
+    });
+  }
+  if (decision.kind === 'ask') {
     const denial = await askPermission(ctx, p, tool);
     if (denial !== undefined) return failCall(ctx, p, denial);
   }

@@ -1,6 +1,7 @@
 import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { BrokerUnavailableError } from './early-turn-end.ts';
+import type { ToolDecision } from './feature.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
@@ -31,6 +32,8 @@ export interface TurnDeps {
   readonly atStepBoundary?: (turnId: string, traceId: string) => Promise<string | undefined>;
   /** The session's main-turn requests (docs/decisions/0161). */
   readonly requests?: RequestChain;
+  /** How a tool call is let through (the session mode, docs/decisions/0223). */
+  readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
 }
 
 /** One turn's input. */

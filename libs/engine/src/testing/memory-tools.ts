@@ -29,6 +29,7 @@ export function memoryTools(files = new Map([['README.md', '# demo\n']])): ToolD
       needsPermission: false,
       riskLevel: 'low',
       readOnly: true,
+      effect: 'read',
       async run(input) {
         const path = field(input, 'path');
         const content = files.get(path);
@@ -43,6 +44,7 @@ export function memoryTools(files = new Map([['README.md', '# demo\n']])): ToolD
       needsPermission: false,
       riskLevel: 'low',
       readOnly: true,
+      effect: 'read',
       async run() {
         return output([...files.keys()].sort().join('\n'));
       },
@@ -54,6 +56,7 @@ export function memoryTools(files = new Map([['README.md', '# demo\n']])): ToolD
       needsPermission: true,
       riskLevel: 'medium',
       readOnly: false,
+      effect: 'write',
       async run(input) {
         const path = field(input, 'path');
         files.set(path, field(input, 'content'));
@@ -67,6 +70,7 @@ export function memoryTools(files = new Map([['README.md', '# demo\n']])): ToolD
       needsPermission: true,
       riskLevel: 'high',
       readOnly: false,
+      effect: 'execute',
       async run(input, signal) {
         const command = field(input, 'command');
         if (command === LONG_COMMAND) {

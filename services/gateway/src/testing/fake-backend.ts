@@ -162,6 +162,15 @@ export class FakeBackend implements GatewayBackend {
     });
   }
 
+  setMode(sessionId: string, mode: 'plan' | 'build' | 'edit' | 'yolo' | 'auto') {
+    return this.#answer('setMode', [sessionId, mode], {
+      ok: true as const,
+      mode,
+      previousMode: 'build' as const,
+      changed: mode !== 'build',
+    });
+  }
+
   editInput(sessionId: string, inputId: string, text: string) {
     return this.#answer('editInput', [sessionId, inputId, text], { ok: true as const, inputId });
   }

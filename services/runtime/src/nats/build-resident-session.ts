@@ -151,6 +151,7 @@ async function wire(
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
       earlierInputs: facts.scan.inputs,
       ...(facts.lastRequest === undefined ? {} : { lastRequest: facts.lastRequest }),
+      featureEvents: facts.featureEvents,
     },
     evictSealedTurn: async (turnId) => {
       // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).

@@ -10,6 +10,8 @@ import { ModelRequestChain, ModelRequestChainError } from '@agentwire/domain';
 import {
   type LastRequest,
   type RuntimeLogger,
+  recoveryTypes,
+  type SessionFeature,
   type SessionStart,
   type TranscriptRow,
   type TurnScan,
@@ -57,6 +59,8 @@ export interface SessionFacts {
    * chain cannot be rebuilt (its start aged out of the stream).
    */
   readonly lastRequest?: LastRequest;
+  /** The last event of each type the features recover from, in stream order (0223). */
+  readonly featureEvents: readonly SessionEvent[];
 }
 
 /** Dependencies of {@link loadSessionFacts}. */
@@ -68,6 +72,8 @@ export interface SessionLoaderDeps {
   readonly logger: RuntimeLogger;
   /** Where offloaded fields are read back from (docs/decisions/0162). */
   readonly offload?: BlobOffload;
+  /** The engine's features: the loader keeps the events they recover from. */
+  readonly features?: readonly SessionFeature[];
 }
 
 /**
@@ -88,9 +94,9 @@ export async function loadSessionFacts(
     loadTranscriptRows(deps.db, sessionId),
     listInputs(deps.db, sessionId, { status: ['admitted'] }),
   ]);
-  const { scan, lastRequest } =
+  const { scan, lastRequest, featureEvents } =
     tip.lastDurableNumber === 0
-      ? { scan: new TurnScanner().result(), lastRequest: undefined }
+      ? { scan: new TurnScanner().result(), lastRequest: undefined, featureEvents: [] }
       : await scanTurns(deps, sessionId);
   const persisted = row !== undefined && row.created_at !== null;
   const leftover = new Set([...admitted.map((r) => r.id), ...scan.waitingInputIds]);
@@ -107,14 +113,21 @@ export async function loadSessionFacts(
     scan,
     leftoverInputIds: [...leftover],
     ...(lastRequest === undefined ? {} : { lastRequest }),
+    featureEvents,
   };
 }
 
 async function scanTurns(
   deps: SessionLoaderDeps,
   sessionId: string,
-): Promise<{ scan: TurnScan; lastRequest: LastRequest | undefined }> {
+): Promise<{
+  scan: TurnScan;
+  lastRequest: LastRequest | undefined;
+  featureEvents: SessionEvent[];
+}> {
   const scanner = new TurnScanner();
+  const kept = recoveryTypes(deps.features ?? []);
+  const lastOfType = new Map<string, SessionEvent>();
   const requests = new ModelRequestChain();
   let lastRequest: LastRequest | undefined;
   const consumer = await deps.js.consumers.get(deps.names.eventsStream, {
@@ -126,6 +139,10 @@ async function scanTurns(
     const decoded = decodeSessionEvent(m.data);
     if (decoded.ok) {
       scanner.add(decoded.event);
+      if (kept.has(decoded.event.type)) {
+        lastOfType.delete(decoded.event.type);
+        lastOfType.set(decoded.event.type, decoded.event);
+      }
       // Only a request's messages are read here: its offloaded ones are read back (0162).
       const blobs = deps.offload?.store;
       const event =
@@ -137,7 +154,7 @@ async function scanTurns(
     if (m.info.pending === 0) break;
   }
   await consumer.delete().catch(() => undefined);
-  return { scan: scanner.result(), lastRequest };
+  return { scan: scanner.result(), lastRequest, featureEvents: [...lastOfType.values()] };
 }
 
 /** Folds one event into the last main-turn request; a chain that breaks forgets it. */

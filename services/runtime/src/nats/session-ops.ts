@@ -11,6 +11,7 @@ import {
   RenameRequest,
   ReorderInputsRequest,
   type RuntimeOp,
+  SetModeRequest,
   type SteerRejectReason,
 } from '@agentwire/contracts';
 import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
@@ -91,6 +92,10 @@ export async function runSessionOp(
         ...(req.reason === undefined ? {} : { reason: req.reason }),
       });
       return { ok: true };
+    }
+    case 'set_mode': {
+      const req = parseRequest(SetModeRequest, data);
+      return { ok: true, ...(await session.runCommand('mode', req.mode)) };
     }
     case 'close':
       parseRequest(EmptyRequest, data);

@@ -144,6 +144,7 @@ export function runCommandTool(o: RunCommandOptions): ToolDefinition {
     needsPermission: true,
     riskLevel: 'high',
     readOnly: false,
+    effect: 'execute',
     async run(input, signal) {
       const { command } = parseToolInput(CommandInput, input, 'run_command');
       return formatOutput(await runShell(command, o, signal), o.maxOutputBytes);

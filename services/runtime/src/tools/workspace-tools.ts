@@ -57,6 +57,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       needsPermission: false,
       riskLevel: 'low',
       readOnly: true,
+      effect: 'read',
       async run(input) {
         const { path: p } = parseToolInput(PathInput, input, 'read_file');
         const file = await resolveInWorkspace(root, p);
@@ -76,6 +77,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       needsPermission: false,
       riskLevel: 'low',
       readOnly: true,
+      effect: 'read',
       async run(input) {
         const { path: p } = parseToolInput(PathInput, input, 'list_dir');
         const dir = await resolveInWorkspace(root, p);
@@ -99,6 +101,7 @@ export function createWorkspaceTools(options: WorkspaceToolsOptions): ToolDefini
       needsPermission: true,
       riskLevel: 'medium',
       readOnly: false,
+      effect: 'write',
       async run(input) {
         const { path: p, content } = parseToolInput(WriteInput, input, 'write_file');
         const file = await resolveInWorkspace(root, p);
