@@ -3,7 +3,8 @@
  * parts from a 10,000-message session, through the whole read path: HTTP to the gateway,
  * NATS to the query service, Postgres and back (median of 300 pages at positions spread
  * over the session, after 30 warm-up pages), against the local servers (`DATABASE_URL` /
- * `NATS_URL` or the defaults), in a database and subject prefix of its own.
+ * `NATS_URL` or the defaults), in a database and subject prefix of its own. Then the SSE
+ * fanout figures of gateway-fanout.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { connectBus, QueryClient, RuntimeClient } from '@agentwire/bus';
@@ -16,6 +17,7 @@ import { createDatabase, migrate } from '@agentwire/store';
 import { sql } from 'kysely';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { fanoutFigures } from './gateway-fanout.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -93,12 +95,13 @@ async function historyPageTimes(): Promise<number[]> {
 /** The gateway's read path. */
 export const gatewayGroup: BenchGroup = {
   name: 'gateway',
-  description: 'history pages through the gateway and the query service',
+  description: 'history pages through the gateway and the query service; SSE fanout',
   async run(): Promise<readonly Figure[]> {
     const times = await historyPageTimes();
     return [
       { name: 'gateway.history_page_ms', value: quantile(times, 0.5), unit: 'ms' },
       { name: 'gateway.history_page_p95_ms', value: quantile(times, 0.95), unit: 'ms' },
+      ...(await fanoutFigures()),
     ];
   },
 };
