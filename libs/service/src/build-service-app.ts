@@ -30,7 +30,10 @@ const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  */
 export function buildServiceApp(options: ServiceAppOptions): FastifyInstance {
   const logger = options.logger ?? noopServiceLogger;
-  const app = Fastify({ logger: false });
+  // Path parameters are checked by each route's schema, which answers in the service's own
+  // error shape; Fastify's router would otherwise answer a parameter over 100 characters
+  // with a 414 of its own.
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 1024 } });
   app.get('/healthz', async () => ({ status: 'alive', service: options.name }));
   app.get('/readyz', async (_request, reply) => {
     const readiness = await options.readiness();
