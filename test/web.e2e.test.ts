@@ -329,9 +329,18 @@ describe('the web client in headless Chromium against the real stack', () => {
     });
     await page.getByRole('button', { name: 'Remove “first queued”' }).click();
     await waitUntil(async () => (await queue.count()) === 2, { what: 'first removed' });
-    expect(
-      (await rows()).map((r) => r.replace(/^(Steering|Queued)\s*/, '').replace(/[↑↓✕]/g, '')),
-    ).toEqual(['mind the tests', 'second queued']);
+    const texts = async () =>
+      (await rows()).map((r) => r.replace(/^(Steering|Queued)\s*/, '').replace(/[✎↑↓✕]|Save/g, ''));
+    expect(await texts()).toEqual(['mind the tests', 'second queued']);
+    // Edit in place: the input keeps its place, with the new text.
+    await page.getByRole('button', { name: 'Edit “second queued”' }).click();
+    const edit = page.getByRole('textbox', { name: 'New text' });
+    await edit.fill('second, edited');
+    await edit.press('Enter');
+    await waitUntil(async () => (await texts())[1] === 'second, edited', {
+      what: 'the edited input',
+    });
+    expect(await texts()).toEqual(['mind the tests', 'second, edited']);
 
     await page.getByRole('button', { name: 'Interrupt' }).click();
     await page.getByText('Turn ended: cancelled').waitFor();

@@ -154,3 +154,11 @@ export function clearQueue(sessionId: string): Promise<unknown> {
 export function renameSession(sessionId: string, title: string): Promise<unknown> {
   return call(z.unknown(), `${sid(sessionId)}/rename`, post({ title }));
 }
+
+/** Replaces a waiting input's text; it keeps its place in the queue. */
+export function editInput(sessionId: string, inputId: string, text: string): Promise<unknown> {
+  return call(z.unknown(), `${sid(sessionId)}/queue/${encodeURIComponent(inputId)}`, {
+    method: 'PATCH',
+    body: JSON.stringify({ text }),
+  });
+}

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import {
   answerPermission,
   clearQueue,
+  editInput,
   interruptTurn,
   type Lane,
   moveInput,
@@ -99,6 +100,9 @@ export function SessionPage({ sessionId }: { readonly sessionId: string }) {
         <QueuePanel
           inputs={p?.pendingSteerInputs ?? []}
           actions={{
+            edit: async (inputId, text) => {
+              await editInput(sessionId, inputId, text);
+            },
             move: async (inputId, position) => {
               await moveInput(sessionId, inputId, position);
             },
