@@ -61,7 +61,7 @@ export class SessionFanout {
         afterSequence: after,
         limits: this.#o.limits,
         keepFrames: this.#o.keepFrames ?? 1024,
-        keepBytes: this.#o.keepBytes ?? 64 * 1024 * 1024,
+        keepBytes: this.#o.keepBytes ?? 8 * 1024 * 1024,
         onEnd: () => {
           if (this.#channels.get(sessionId) === created) this.#channels.delete(sessionId);
         },
