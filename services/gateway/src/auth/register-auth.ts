@@ -1,7 +1,7 @@
-import { SessionId } from '@agentwire/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayBackend } from '../gateway-port.ts';
 import { errorBody } from '../http-error.ts';
+import { SessionParams } from '../session-routes.ts';
 import { AuthError, hasScope, type Principal, type Scope } from './principal.ts';
 import type { SessionOwners } from './session-owners.ts';
 import type { TokenVerifier } from './token-verifier.ts';
@@ -95,7 +95,7 @@ export function registerAuth(
     const principal = request.principal;
     const id = (request.params as { id?: unknown } | undefined)?.id;
     if (principal === null || typeof id !== 'string') return;
-    if (!SessionId.safeParse(id).success) return; // the route answers 400 naming the field
+    if (!SessionParams.shape.id.safeParse(id).success) return; // the route answers 400 naming it
     if (!(await mayTouch(request, principal, id, { owners: auth.owners, backend }))) {
       return unknownSession(reply, id);
     }
