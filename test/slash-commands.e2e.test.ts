@@ -88,6 +88,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     expect(commands.map((c) => `${c.name}:${c.kind}`)).toEqual([
       'help:direct',
       'mode:direct',
+      'model:direct',
       'rename:direct',
       'review:template',
       'status:direct',
@@ -153,6 +154,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     expect((unknown.json.error as { detail: Json }).detail.known).toEqual([
       'help',
       'mode',
+      'model',
       'rename',
       'review',
       'status',

@@ -4,7 +4,7 @@ export { builtinFeatures } from './features/index.ts';
 export { AppendError } from './kernel/append-error.ts';
 export { EventAppender } from './kernel/event-appender.ts';
 export { EventNumbering } from './kernel/event-numbering.ts';
-export type { SessionFeature } from './kernel/feature.ts';
+export type { CatalogModel, SessionFeature } from './kernel/feature.ts';
 export {
   countUserTurns,
   historyFromTranscript,

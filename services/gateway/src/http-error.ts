@@ -24,6 +24,7 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   unknown_command: 400,
   invalid_command: 400,
   invalid_file_reference: 400,
+  unknown_model: 400,
   unknown_session: 404,
   not_found: 404,
   unknown_permission_request: 404,

@@ -45,6 +45,40 @@ const RESIDENCY_VARIABLES: { readonly [K in keyof ResidencyOptions]: string } = 
 };
 
 /**
+ * `AW_MODELS`: more models a session may switch to (`/model`, R7.4): a JSON array of
+ * `{ "model": "provider/model", "contextWindow": n, "outputLimit": n }`. The provider is
+ * `scripted` or `openai-compatible` (the latter at `AW_MODEL_BASE_URL` with
+ * `AW_MODEL_API_KEY`). Each entry names its limits; a duplicate is refused.
+ */
+const ModelsConfig = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v.trim() === '') return [];
+    try {
+      return JSON.parse(v) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of models' });
+      return z.NEVER;
+    }
+  })
+  .pipe(
+    z
+      .array(
+        z.strictObject({
+          model: z.string().regex(/^(scripted|openai-compatible)\/.+$/, {
+            message: 'must be scripted/<model> or openai-compatible/<model>',
+          }),
+          contextWindow: z.number().int().positive(),
+          outputLimit: z.number().int().positive(),
+        }),
+      )
+      .refine((models) => new Set(models.map((m) => m.model)).size === models.length, {
+        message: 'names a model twice',
+      }),
+  );
+
+/**
  * The runtime's environment (DESIGN.md "Processes": zod-validated): the shared variables of
  * `BaseServiceConfig` and `DatabaseConfig`, and its own `AW_*` settings. The model is the
  * scripted provider unless `AW_MODEL_PROVIDER=openai-compatible`, which needs
@@ -58,6 +92,10 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** This process's instance id; random per start when absent (never reused, R13.1). */
     AW_INSTANCE_ID: token().optional(),
     AW_SCRIPTED_SCENARIO: z.string().min(1).default('streamed_text'),
+    /** The configured model's context window and output limit, in tokens (R7.4). */
+    AW_MODEL_CONTEXT_WINDOW: positiveInt(200_000),
+    AW_MODEL_OUTPUT_LIMIT: positiveInt(8_192),
+    AW_MODELS: ModelsConfig,
     /** Overrides every scripted scenario's delay between streamed parts. */
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
     AW_PERMISSION_TIMEOUT_MS: positiveInt(120_000),
@@ -120,6 +158,12 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
       });
     }
   })
-  .refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED);
+  .refine(hasModelEndpoint, MODEL_ENDPOINT_REQUIRED)
+  .refine(
+    (c) =>
+      c.AW_MODEL_BASE_URL !== undefined ||
+      c.AW_MODELS.every((m) => !m.model.startsWith('openai-compatible/')),
+    { path: ['AW_MODELS'], message: 'an openai-compatible model needs AW_MODEL_BASE_URL' },
+  );
 /** The runtime's parsed configuration. */
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;

@@ -35,3 +35,32 @@ describe('runtime configuration: residency options (R16.6)', () => {
     expect([equal.AW_RESIDENT_TARGET, equal.AW_RESIDENT_HIGH_WATER]).toEqual([3, 3]);
   });
 });
+
+describe('runtime configuration: models (R7.4, docs/decisions/0224)', () => {
+  it('takes more models with their limits, and the first model its own', () => {
+    const parsed = RuntimeConfig.parse({
+      ...base,
+      AW_MODEL_CONTEXT_WINDOW: '64000',
+      AW_MODELS: '[{"model":"scripted/fast","contextWindow":32000,"outputLimit":4096}]',
+    });
+    expect(parsed.AW_MODEL_CONTEXT_WINDOW).toBe(64_000);
+    expect(parsed.AW_MODELS).toEqual([
+      { model: 'scripted/fast', contextWindow: 32_000, outputLimit: 4_096 },
+    ]);
+    expect(RuntimeConfig.parse(base).AW_MODELS).toEqual([]);
+  });
+
+  it.each([
+    ['not json', /JSON array/],
+    ['[{"model":"fast","contextWindow":1,"outputLimit":1}]', /scripted\/<model>/],
+    ['[{"model":"scripted/a","contextWindow":0,"outputLimit":1}]', /AW_MODELS/],
+    ['[{"model":"scripted/a","contextWindow":1}]', /AW_MODELS/],
+    [
+      '[{"model":"scripted/a","contextWindow":1,"outputLimit":1},{"model":"scripted/a","contextWindow":2,"outputLimit":2}]',
+      /twice/,
+    ],
+    ['[{"model":"openai-compatible/x","contextWindow":1,"outputLimit":1}]', /AW_MODEL_BASE_URL/],
+  ])('refuses AW_MODELS=%s at start, naming it', (value, message) => {
+    expect(() => loadConfig(RuntimeConfig, { ...base, AW_MODELS: value })).toThrow(message);
+  });
+});

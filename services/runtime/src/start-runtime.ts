@@ -8,7 +8,7 @@ import {
   provision,
 } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
-import { builtinFeatures, type UsageRecorder } from '@agentwire/engine';
+import { builtinFeatures, type CatalogModel, type UsageRecorder } from '@agentwire/engine';
 import {
   createOpenAiCompatibleProvider,
   createScriptedProvider,
@@ -37,21 +37,63 @@ export interface StartedRuntime {
   stop(): Promise<void>;
 }
 
-/** Builds the model named by the configuration. */
-function modelFromConfig(config: RuntimeConfig): ModelProvider {
-  if (config.AW_MODEL_PROVIDER === 'openai-compatible') {
+/** Builds one model of the configuration: the scripted provider or an endpoint's model. */
+function providerOf(
+  config: RuntimeConfig,
+  kind: 'scripted' | 'openai-compatible',
+  modelId?: string,
+): ModelProvider {
+  if (kind === 'openai-compatible') {
     return createOpenAiCompatibleProvider({
       baseUrl: config.AW_MODEL_BASE_URL ?? '',
-      modelId: config.AW_MODEL_ID ?? '',
+      modelId: modelId ?? config.AW_MODEL_ID ?? '',
       ...(config.AW_MODEL_API_KEY === undefined ? {} : { apiKey: config.AW_MODEL_API_KEY }),
     });
   }
   return createScriptedProvider({
     defaultScenario: config.AW_SCRIPTED_SCENARIO,
+    ...(modelId === undefined ? {} : { modelId }),
     ...(config.AW_SCRIPTED_CHUNK_DELAY_MS === undefined
       ? {}
       : { chunkDelayMs: config.AW_SCRIPTED_CHUNK_DELAY_MS }),
   });
+}
+
+/**
+ * The models sessions may use (R7.4, docs/decisions/0224): the configured one first, with
+ * `AW_MODEL_CONTEXT_WINDOW` and `AW_MODEL_OUTPUT_LIMIT`, then those of `AW_MODELS`.
+ */
+function catalogOf(config: RuntimeConfig): CatalogModel[] {
+  const first = providerOf(config, config.AW_MODEL_PROVIDER);
+  const catalog: CatalogModel[] = [
+    {
+      selection: { providerId: first.providerId, modelId: first.modelId },
+      contextWindow: config.AW_MODEL_CONTEXT_WINDOW,
+      outputLimit: config.AW_MODEL_OUTPUT_LIMIT,
+      provider: first,
+    },
+  ];
+  for (const entry of config.AW_MODELS) {
+    const slash = entry.model.indexOf('/');
+    const kind = entry.model.slice(0, slash) as 'scripted' | 'openai-compatible';
+    const provider = providerOf(config, kind, entry.model.slice(slash + 1));
+    const selection = { providerId: provider.providerId, modelId: provider.modelId };
+    if (
+      catalog.some(
+        (m) =>
+          m.selection.providerId === selection.providerId &&
+          m.selection.modelId === selection.modelId,
+      )
+    )
+      continue;
+    catalog.push({
+      selection,
+      contextWindow: entry.contextWindow,
+      outputLimit: entry.outputLimit,
+      provider,
+    });
+  }
+  return catalog;
 }
 
 /** Title generation settings of the host (flow 4). */
@@ -112,6 +154,7 @@ export async function startRuntime(
   const kv = await new Kvm(bus.nc).open(names.leaseBucket);
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
   const eventPublisher = new PublishPipeline(bus.nc, { inboxPrefix: bus.inboxPrefix });
+  const catalog = catalogOf(config);
   const host = new RuntimeHost(
     wrapHost({
       nc: bus.nc,
@@ -123,7 +166,8 @@ export async function startRuntime(
       names,
       instanceId,
       host: hostname(),
-      model: modelFromConfig(config),
+      model: catalog[0]?.provider ?? providerOf(config, config.AW_MODEL_PROVIDER),
+      models: catalog,
       tools: createWorkspaceTools({
         root: config.AW_WORKSPACE_ROOT,
         envAllow: config.AW_TOOL_ENV_ALLOW,

@@ -1,6 +1,7 @@
 // The engine's features (docs/decisions/0220): one line each; the kernel names none of them.
 import type { SessionFeature } from '../kernel/feature.ts';
 import { fileReferences } from './file-references/file-references.ts';
+import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
 import { promptTemplates } from './prompt-templates/prompt-templates.ts';
 import { sessionCommands } from './session-commands/session-commands.ts';
@@ -9,6 +10,7 @@ import { sessionCommands } from './session-commands/session-commands.ts';
 export const builtinFeatures: readonly SessionFeature[] = [
   sessionCommands,
   modes,
+  models,
   promptTemplates,
   fileReferences,
 ];

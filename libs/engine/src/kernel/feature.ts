@@ -1,10 +1,13 @@
 import type {
   EventPayload,
   EventType,
+  ModelSelection,
   SessionEvent,
   SessionEventOf,
+  TimelinePart,
   TitleSource,
 } from '@agentwire/contracts';
+import type { ModelProvider } from '@agentwire/model';
 import type { WorkspaceFiles } from './ports.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
@@ -39,6 +42,33 @@ export interface FeatureContext {
   readonly recovered: readonly SessionEvent[];
   /** Emits a session-level event (no turn) through the session's one pipeline (R5). */
   emit<T extends EventType>(type: T, payload: EventPayload<T>): Promise<SessionEventOf<T>>;
+  /** The models the host configured, the session's starting one first (R7.4, 0224). */
+  readonly models: readonly CatalogModel[];
+}
+
+/** A model the host configured: what it is, its limits, and how to call it. */
+export interface CatalogModel {
+  readonly selection: ModelSelection;
+  /** Tokens of context it takes (from configuration). */
+  readonly contextWindow: number;
+  /** Most tokens it writes in one answer (from configuration). */
+  readonly outputLimit: number;
+  readonly provider: ModelProvider;
+}
+
+/** `Omit` over each member of a union. */
+type WithoutSession<T> = T extends unknown ? Omit<T, 'sessionId'> : never;
+
+/** What a turn-start hook is told, and may write. */
+export interface TurnStartContext {
+  readonly turnId: string;
+  readonly traceId: string;
+  /** The turn's user message, committed: parts may be added to it. */
+  readonly userMessageId: string;
+  /** The turn's start time (the host's clock). */
+  readonly now: number;
+  /** Writes a timeline part of the transcript (R7.7), with the turn's trace. */
+  savePart(part: WithoutSession<TimelinePart>): Promise<void>;
 }
 
 /** How a tool call is let through before it runs (R1.4). */
@@ -56,6 +86,10 @@ export interface FeatureHooks {
    * finally to the tool's own `needsPermission`.
    */
   decideTool?(tool: ToolDefinition): ToolDecision | undefined;
+  /** The model the next request goes to; undefined leaves it to the next feature. */
+  model?(): CatalogModel | undefined;
+  /** Called once a turn's user message committed, before its first model request. */
+  onTurnStart?(turn: TurnStartContext): Promise<void>;
 }
 
 /** How a submission that names this command is handled (R12.1). */

@@ -30,6 +30,8 @@ export interface ModelStepContext {
   readonly path: { readonly cwd: string; readonly root: string };
   readonly mode: string;
   readonly agent: string;
+  /** The model's configured context window, reported on `model_complete`. */
+  readonly contextWindow?: number;
   /** The session's main-turn requests: each step's `model_request` carries only what is new. */
   readonly requests?: RequestChain;
 }
@@ -130,6 +132,7 @@ export async function runModelStep(
     usage,
     querySource: 'main_turn',
     toolCallCount: calls.length,
+    ...(ctx.contextWindow === undefined ? {} : { contextWindow: ctx.contextWindow }),
     providerId: model.providerId,
     modelId: model.modelId,
   });

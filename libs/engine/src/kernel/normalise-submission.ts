@@ -1,4 +1,5 @@
 import type {
+  CatalogModel,
   CommandContext,
   CommandInfo,
   FeatureContext,
@@ -7,6 +8,7 @@ import type {
   SessionFeature,
   SlashCommand,
   ToolDecision,
+  TurnStartContext,
 } from './feature.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -41,6 +43,20 @@ export class FeatureSet {
         this.#commands.set(command.name, command);
       }
     }
+  }
+
+  /** The model the next request goes to, if a feature chose one (R7.4). */
+  model(): CatalogModel | undefined {
+    for (const hooks of this.#hooks) {
+      const model = hooks.model?.();
+      if (model !== undefined) return model;
+    }
+    return undefined;
+  }
+
+  /** Runs every feature's turn-start hook, in registration order. */
+  async turnStarted(turn: TurnStartContext): Promise<void> {
+    for (const hooks of this.#hooks) await hooks.onTurnStart?.(turn);
   }
 
   /** The first feature's decision on a tool call, else the tool's own flag (R1.4). */

@@ -33,6 +33,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect((names as { name: string }[]).map((c) => c.name)).toEqual([
       'help',
       'mode',
+      'model',
       'rename',
       'review',
       'status',
@@ -62,9 +63,9 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(err.code).toBe('unknown_command');
     expect(err.detail).toEqual({
       command: 'deploy',
-      known: ['help', 'mode', 'rename', 'review', 'status'],
+      known: ['help', 'mode', 'model', 'rename', 'review', 'status'],
     });
-    expect(err.message).toContain('/help, /mode, /rename, /review, /status');
+    expect(err.message).toContain('/help, /mode, /model, /rename, /review, /status');
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
     expect(events).toEqual([]);
     // A path is not a command.

@@ -1,9 +1,15 @@
-import type { ModelSelection, SessionEvent, TitleSource } from '@agentwire/contracts';
+import type { ModelSelection, SessionEvent, TimelinePart, TitleSource } from '@agentwire/contracts';
 import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type { CommandContext, InputFile, SessionFeature, SessionStatus } from './feature.ts';
+import type {
+  CatalogModel,
+  CommandContext,
+  InputFile,
+  SessionFeature,
+  SessionStatus,
+} from './feature.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -85,7 +91,16 @@ export interface RuntimeSessionOptions {
   readonly features?: readonly SessionFeature[];
   /** The workspace `@file` references and prompt templates are read from (R12.1). */
   readonly workspace?: WorkspaceFiles;
+  /**
+   * The configured models, the session's starting one first (R7.4, docs/decisions/0224);
+   * without them, `model` alone with default limits.
+   */
+  readonly models?: readonly CatalogModel[];
 }
+
+/** Limits of a model given without a catalog (tests, a bare host). */
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+const DEFAULT_OUTPUT_LIMIT = 8_192;
 
 /** What starts a turn. */
 interface TurnStart {
@@ -143,6 +158,14 @@ export class RuntimeSession {
       sessionId: this.sessionId,
       recovered: options.start.featureEvents ?? [],
       emit: (type, payload) => options.emitter.emit(type, null, options.ids.newTraceId(), payload),
+      models: options.models ?? [
+        {
+          selection: { providerId: options.model.providerId, modelId: options.model.modelId },
+          contextWindow: DEFAULT_CONTEXT_WINDOW,
+          outputLimit: DEFAULT_OUTPUT_LIMIT,
+          provider: options.model,
+        },
+      ],
     });
     const { lastRequest } = options.start;
     this.#requests = new RequestChain(
@@ -504,9 +527,22 @@ export class RuntimeSession {
       await this.#eviction.evictNow();
       this.#history.push({ role: 'user', content: userContent(input, files) });
       started = true;
+      await this.#features.turnStarted({
+        turnId,
+        traceId,
+        userMessageId,
+        now: this.#o.clock.now(),
+        savePart: (part) =>
+          this.#o.writer.savePart({ ...part, sessionId: this.sessionId } as TimelinePart, {
+            sequence: this.#o.emitter.appender.latestSequence,
+            traceId,
+          }),
+      });
       const outcome = await runTurn(
         {
           ...this.#o,
+          model: this.#features.model()?.provider ?? this.#o.model,
+          contextWindow: this.#features.model()?.contextWindow,
           permissions: this.permissions,
           maxSteps: this.#o.maxSteps ?? 8,
           requests: this.#requests,

@@ -34,6 +34,8 @@ export interface TurnDeps {
   readonly requests?: RequestChain;
   /** How a tool call is let through (the session mode, docs/decisions/0223). */
   readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
+  /** The model's configured context window (R7.4), reported on `model_complete`. */
+  readonly contextWindow?: number | undefined;
 }
 
 /** One turn's input. */
@@ -132,6 +134,7 @@ export async function runTurn(
         mode: 'build',
         agent: 'build',
         ...(deps.requests === undefined ? {} : { requests: deps.requests }),
+        ...(deps.contextWindow === undefined ? {} : { contextWindow: deps.contextWindow }),
       },
       history,
     );

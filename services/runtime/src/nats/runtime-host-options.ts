@@ -2,6 +2,7 @@ import type { BlobOffload, StreamPublisher } from '@agentwire/bus';
 import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
 import type {
+  CatalogModel,
   ContentHasher,
   IdSource,
   RuntimeClock,
@@ -37,6 +38,8 @@ export interface RuntimeHostOptions {
   readonly workspaceRoot: string;
   /** `@file` references and prompt templates are read from it (R12.1). */
   readonly workspace?: WorkspaceFiles;
+  /** The configured models, `model` first (R7.4, docs/decisions/0224). */
+  readonly models?: readonly CatalogModel[];
   /** The engine's features every session runs with (docs/decisions/0220). */
   readonly features?: readonly SessionFeature[];
   readonly clock: RuntimeClock;

@@ -104,7 +104,7 @@ describe('/mode and set_mode', () => {
     // Switching to yolo while asked: the question stays; it still needs its answer.
     await session.runCommand('mode', 'yolo');
     expect(session.permissions.pendingRequestIds()).toHaveLength(1);
-    const requestId = (asked()[0]?.payload as { requestId: string }).requestId;
+    const [requestId = ''] = session.permissions.pendingRequestIds();
     session.answerPermission(requestId, { decision: 'allow' });
     await command.done;
   });
