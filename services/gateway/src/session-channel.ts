@@ -109,16 +109,23 @@ export class SessionChannel {
   }
 
   /**
-   * Resolves when a frame is added or the channel ends; throws the follower's error if it
-   * failed, and never resolves after a clean end (the client's stream stays open until
-   * closed, as before 0200).
+   * Calls `wake` once, when the next frame is added or the channel ends (then read
+   * {@link SessionChannel.failure} and {@link SessionChannel.ended}).
    */
-  async changed(): Promise<void> {
-    if (this.#ended === undefined) await new Promise<void>((r) => this.#waiters.push(r));
+  onChange(wake: () => void): void {
+    if (this.#ended !== undefined) wake();
+    else this.#waiters.push(wake);
+  }
+
+  /** True once the channel ended (its follower stopped or failed): no frame comes any more. */
+  get ended(): boolean {
+    return this.#ended !== undefined;
+  }
+
+  /** The follower's error, when the channel ended because it failed. */
+  get failure(): { readonly error: unknown } | undefined {
     const ended = this.#ended;
-    if (ended === undefined) return;
-    if ('failure' in ended) throw ended.failure;
-    await new Promise<void>(() => {});
+    return ended !== undefined && 'failure' in ended ? { error: ended.failure } : undefined;
   }
 
   /** A client starts reading; the first one starts the follower. */

@@ -113,10 +113,8 @@ class ClientFeed implements ClientFrames {
   #behind = false;
   #stopped = false;
   #private: FeedBatches | undefined;
-  #stop!: () => void;
-  readonly #stopping = new Promise<void>((resolve) => {
-    this.#stop = resolve;
-  });
+  /** Resolves the client's current wait for the channel (stop() ends it). */
+  #wake: (() => void) | undefined;
 
   constructor(fanout: SessionFanout, sessionId: string, after: number, snapshotFirst: boolean) {
     this.#fanout = fanout;
@@ -144,7 +142,7 @@ class ClientFeed implements ClientFrames {
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    this.#stop();
+    this.#wake?.();
     await this.#private?.stop();
   }
 
@@ -155,7 +153,16 @@ class ClientFeed implements ClientFrames {
       const slot = channel.frameAt(index);
       if (slot === 'evicted') return;
       if (slot === 'not_yet') {
-        await Promise.race([channel.changed(), this.#stopping]);
+        const failure = channel.failure;
+        if (failure !== undefined) throw failure.error;
+        // One plain promise per wait, resolved by the channel or by stop(): nothing piles up
+        // over a long stream. An ended channel without failure (its follower returned) keeps
+        // the stream open until the client leaves, as before 0200.
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          if (!channel.ended) channel.onChange(resolve);
+        });
+        this.#wake = undefined;
         continue;
       }
       index += 1;

@@ -72,7 +72,8 @@ export class SseStream {
     try {
       for await (const frame of source) {
         if (this.#ended !== undefined) break;
-        await this.#write(frame.bytes);
+        // Most writes are taken at once: no promise unless the socket wants a drain.
+        if (!this.#res.write(frame.bytes)) await this.#drained();
         this.#options.onFrame?.(frame);
       }
     } catch (error) {
@@ -101,8 +102,7 @@ export class SseStream {
     this.#resolveDone(reason);
   }
 
-  #write(chunk: Buffer): Promise<void> {
-    if (this.#res.write(chunk)) return Promise.resolve();
+  #drained(): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {
         this.#res.off('drain', done);
