@@ -62,7 +62,8 @@ export interface FrameReaderOptions {
 export interface SseMessage {
   /** The SSE `event:` name: `message` when there is none. */
   readonly type: string;
-  readonly data: string;
+  /** The frame's data; absent on `EventSource`'s own `error` event. */
+  readonly data?: string;
 }
 
 interface FragmentSet {
@@ -116,8 +117,12 @@ export class FrameReader {
     return this.#after;
   }
 
-  /** Reads one SSE message (a `MessageEvent`, or `{ type, data }`). */
+  /**
+   * Reads one SSE message (a `MessageEvent`, or `{ type, data }`). An `error` event without
+   * data is `EventSource`'s own connection error (it reconnects by itself): `ignored`.
+   */
   read(message: SseMessage): FrameReading {
+    if (typeof message.data !== 'string') return { kind: 'ignored', type: message.type };
     switch (message.type) {
       case 'message':
         this.#fragments = undefined;

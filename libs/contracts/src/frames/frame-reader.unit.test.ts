@@ -95,6 +95,8 @@ describe('FrameReader: ranges (R15.2)', () => {
       kind: 'ignored',
       type: 'future',
     });
+    // EventSource's own connection error is an Event without data: not the gateway's frame.
+    expect(reader.read({ type: 'error' })).toEqual({ kind: 'ignored', type: 'error' });
   });
 });
 
@@ -127,7 +129,7 @@ describe('FrameReader: fragments (R15.3)', () => {
   it('refuses a set whose chunks add up to more than it declared', () => {
     const list = fragments();
     const lying = list.map((m) => {
-      const d = JSON.parse(m.data);
+      const d = JSON.parse(m.data ?? '');
       return { type: m.type, data: JSON.stringify({ ...d, bytes: 100 }) };
     });
     const results = readAll(new FrameReader(), lying);
@@ -139,7 +141,7 @@ describe('FrameReader: fragments (R15.3)', () => {
   it('refuses a corrupt set (a chunk changed) by its checksum', () => {
     const list = fragments();
     const middle = list[2] as SseMessage;
-    const d = JSON.parse(middle.data);
+    const d = JSON.parse(middle.data ?? '');
     const chunk = d.chunk.replace('x', 'y');
     list[2] = { type: 'fragment', data: JSON.stringify({ ...d, chunk }) };
     const reader = new FrameReader();
