@@ -162,7 +162,8 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     const fanout = new SessionFanout({
       backend: options.backend,
       requestTimeoutMs,
-      limits: { maxEvents: MAX_EVENTS_PER_FRAME, maxBytes: maxFrameBytes, maxFrameBytes },
+      // Room for the frame's own fields and commas: a full batch stays one frame.
+      limits: { maxEvents: MAX_EVENTS_PER_FRAME, maxBytes: maxFrameBytes - 512, maxFrameBytes },
     });
     registerEventsRoute(scope, {
       backend: options.backend,

@@ -26,7 +26,7 @@ afterEach(async () => {
 
 /** Waits for `condition`, then lets the frames it implies reach the response. */
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !condition(); i++) await turn();
+  for (const end = Date.now() + 5000; !condition() && Date.now() < end; ) await turn();
   if (!condition()) throw new Error('condition never held');
   for (let i = 0; i < 20; i++) await turn();
 }
@@ -135,6 +135,17 @@ describe('gateway SSE follow (R15.1, R15.2)', () => {
     expect(seqsOf(read(new FrameReader(), res.payload))).toEqual(
       range(1, 700).map((e) => e.sequenceNumber),
     );
+  });
+
+  it('fills a frame up to the bound without spilling into fragments', async () => {
+    backend.events = range(1, 100);
+    const response = follow('/sessions/s1/events?after=0');
+    await until(() => backend.followers[0]?.lastSequence === 100);
+    await app.close();
+    const frames = blocks((await response).payload);
+    expect(frames.every((f) => f.type === 'message')).toBe(true);
+    expect(frames.length).toBeLessThan(100 / 4);
+    for (const f of frames) expect(Buffer.byteLength(f.data)).toBeLessThanOrEqual(4096);
   });
 
   it('starts with a snapshot when asked (?snapshot=true), then follows after it', async () => {
