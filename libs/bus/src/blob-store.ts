@@ -95,6 +95,35 @@ export class BlobStore {
     return decoder.decode(data);
   }
 
+  /**
+   * Stores `bytes` once under their SHA-256 (the same key {@link put} gives the same
+   * content) and returns the 64 hex digits.
+   */
+  async putBytes(bytes: Uint8Array): Promise<string> {
+    const hex = createHash('sha256').update(bytes).digest('hex');
+    const store = await this.#bucket();
+    const known = await store.info(hex);
+    if (known === null || known.deleted === true) await store.putBlob({ name: hex }, bytes);
+    return hex;
+  }
+
+  /** The bytes stored under `hex` by {@link putBytes} or {@link put}; undefined when absent. */
+  async getBytes(hex: string): Promise<Uint8Array | undefined> {
+    const data = await (await this.#bucket()).getBlob(hex);
+    return data ?? undefined;
+  }
+
+  /** Stores a small JSON document under `name` (not content-addressed: replaced on write). */
+  async putDocument(name: string, value: unknown): Promise<void> {
+    await (await this.#bucket()).putBlob({ name }, encoder.encode(JSON.stringify(value)));
+  }
+
+  /** The JSON document stored under `name`, or undefined. */
+  async getDocument(name: string): Promise<unknown> {
+    const data = await (await this.#bucket()).getBlob(name);
+    return data === null ? undefined : (JSON.parse(decoder.decode(data)) as unknown);
+  }
+
   #bucket(): Promise<ObjectStore> {
     this.#store ??= this.#open().catch((err: unknown) => {
       this.#store = undefined;

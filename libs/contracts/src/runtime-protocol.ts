@@ -107,7 +107,8 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   `usage`), `invalid_file_reference` (an `@file` reference that is malformed, outside
  *   the workspace, missing, not a file, not text or too large; detail `reference`,
  *   `reason`); `unknown_model` (a model selection that is not configured; detail `model`,
- *   `known`);
+ *   `known`); `unknown_checkpoint` (`/rewind` to a checkpoint this session does not hold;
+ *   detail `checkpointId`, `known`);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
  *   reply depends on, a rename, in time: the write stays queued and may still apply);
@@ -135,6 +136,7 @@ export const RuntimeErrorCode = z.enum([
   'invalid_command',
   'invalid_file_reference',
   'unknown_model',
+  'unknown_checkpoint',
   'unknown_permission_request',
   'write_not_confirmed',
   'internal',

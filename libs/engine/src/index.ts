@@ -15,6 +15,7 @@ export type { Admission } from './kernel/input-dispatcher.ts';
 export { recoveryTypes } from './kernel/normalise-submission.ts';
 export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
 export type {
+  CheckpointStore,
   ContentHasher,
   EventPublisher,
   IdSource,
@@ -25,6 +26,7 @@ export type {
   UsageRecorder,
   WorkspaceFileFailure,
   WorkspaceFiles,
+  WorkspaceRewind,
 } from './kernel/ports.ts';
 export { discardLeftoverInputs, reconcileOpenTurn } from './kernel/reconcile-open-turn.ts';
 export type { LastRequest } from './kernel/request-chain.ts';

@@ -64,6 +64,53 @@ export const SCRIPTED_SCENARIOS = {
       { items: [{ type: 'text', text: 'Done: read README.md and wrote notes.txt.' }] },
     ],
   },
+  /** Undo turn 1 (docs/decisions/0225): creates two files. */
+  undo_create: {
+    steps: [
+      {
+        items: [
+          {
+            type: 'tool-call',
+            toolName: 'write_file',
+            input: { path: 'src/a.txt', content: 'a1\n' },
+          },
+          { type: 'tool-call', toolName: 'write_file', input: { path: 'b.txt', content: 'b1\n' } },
+        ],
+      },
+      { items: [{ type: 'text', text: 'Created src/a.txt and b.txt.' }] },
+    ],
+  },
+  /** Undo turn 2: edits a file, and a command deletes one and creates another. */
+  undo_change: {
+    steps: [
+      {
+        items: [
+          {
+            type: 'tool-call',
+            toolName: 'write_file',
+            input: { path: 'src/a.txt', content: 'a2\n' },
+          },
+          {
+            type: 'tool-call',
+            toolName: 'run_command',
+            input: { command: 'rm b.txt && mkdir -p out && printf c > out/c.txt' },
+          },
+        ],
+      },
+      { items: [{ type: 'text', text: 'Edited src/a.txt, removed b.txt, wrote out/c.txt.' }] },
+    ],
+  },
+  /** Undo turn 3: one more file. */
+  undo_more: {
+    steps: [
+      {
+        items: [
+          { type: 'tool-call', toolName: 'write_file', input: { path: 'd.txt', content: 'd\n' } },
+        ],
+      },
+      { items: [{ type: 'text', text: 'Wrote d.txt.' }] },
+    ],
+  },
   /** Reads README.md and says so, asking no permission: one turn of a long session (issue 18). */
   read_readme: {
     steps: [

@@ -122,6 +122,13 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     /** Bytes of a tool's output returned to the model (stdout and stderr capped each). */
     AW_TOOL_OUTPUT_BYTES: positiveInt(64 * 1024),
     /**
+     * Workspace checkpoints (docs/decisions/0225): a file larger than this is recorded as not
+     * restorable; a whole-workspace checkpoint (before `run_command`) records at most this
+     * many files.
+     */
+    AW_CHECKPOINT_MAX_FILE_BYTES: positiveInt(1024 * 1024),
+    AW_CHECKPOINT_MAX_FILES: positiveInt(5_000),
+    /**
      * Title generation through the sidecar (R9.4-R9.5, flow 4): `on` gives sessions the
      * empty config object that turns it on; absent or `off` means off (R9.5).
      */

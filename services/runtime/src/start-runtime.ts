@@ -24,6 +24,7 @@ import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import type { ResidencyMetrics } from './runtime-metrics.ts';
 import { sha256Hasher } from './sha256-hasher.ts';
+import { createWorkspaceCheckpoints } from './tools/workspace-checkpoints.ts';
 import { createWorkspaceFiles } from './tools/workspace-files.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
 
@@ -177,6 +178,12 @@ export async function startRuntime(
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       workspace: createWorkspaceFiles({ root: config.AW_WORKSPACE_ROOT }),
       features: builtinFeatures,
+      checkpoints: createWorkspaceCheckpoints({
+        root: config.AW_WORKSPACE_ROOT,
+        blobs: offload.store,
+        maxFileBytes: config.AW_CHECKPOINT_MAX_FILE_BYTES,
+        maxFiles: config.AW_CHECKPOINT_MAX_FILES,
+      }),
       clock: { now: () => Date.now() },
       ids: randomIds,
       hasher: sha256Hasher,

@@ -1,5 +1,6 @@
 // The engine's features (docs/decisions/0220): one line each; the kernel names none of them.
 import type { SessionFeature } from '../kernel/feature.ts';
+import { checkpoints } from './checkpoints/checkpoints.ts';
 import { fileReferences } from './file-references/file-references.ts';
 import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
@@ -11,6 +12,7 @@ export const builtinFeatures: readonly SessionFeature[] = [
   sessionCommands,
   modes,
   models,
+  checkpoints,
   promptTemplates,
   fileReferences,
 ];

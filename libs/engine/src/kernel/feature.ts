@@ -8,7 +8,7 @@ import type {
   TitleSource,
 } from '@agentwire/contracts';
 import type { ModelProvider } from '@agentwire/model';
-import type { WorkspaceFiles } from './ports.ts';
+import type { CheckpointStore, WorkspaceFiles } from './ports.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
@@ -31,6 +31,8 @@ export interface SessionFeature {
    * rebuilt from at cold recovery (R10.4); the loader keeps them while it replays.
    */
   readonly recoversFrom?: readonly EventType[];
+  /** Event types of which every occurrence is kept for it at cold recovery, in order. */
+  readonly recoversEvery?: readonly EventType[];
   /** Per-session state and hooks, made once for each resident session. */
   readonly attach?: (ctx: FeatureContext) => FeatureHooks;
 }
@@ -38,12 +40,35 @@ export interface SessionFeature {
 /** What a feature's per-session part is given. */
 export interface FeatureContext {
   readonly sessionId: string;
-  /** The last event of each `recoversFrom` type the stream held at load, in stream order. */
+  /**
+   * The last event of each `recoversFrom` type and every event of each `recoversEvery` type
+   * the stream held at load, in stream order.
+   */
   readonly recovered: readonly SessionEvent[];
-  /** Emits a session-level event (no turn) through the session's one pipeline (R5). */
-  emit<T extends EventType>(type: T, payload: EventPayload<T>): Promise<SessionEventOf<T>>;
+  /**
+   * Emits an event through the session's one pipeline (R5): of the given turn, or of the
+   * session when no turn is given.
+   */
+  emit<T extends EventType>(
+    type: T,
+    payload: EventPayload<T>,
+    turn?: { readonly turnId: string; readonly traceId: string },
+  ): Promise<SessionEventOf<T>>;
   /** The models the host configured, the session's starting one first (R7.4, 0224). */
   readonly models: readonly CatalogModel[];
+  /** Where workspace checkpoints go (0225); absent, none are taken. */
+  readonly checkpoints: CheckpointStore | undefined;
+}
+
+/** A tool call about to run, or that ran. */
+export interface ToolCallContext {
+  readonly tool: ToolDefinition;
+  readonly input: unknown;
+  readonly toolCallId: string;
+  /** The assistant message that declared it. */
+  readonly messageId: string;
+  readonly turnId: string;
+  readonly traceId: string;
 }
 
 /** A model the host configured: what it is, its limits, and how to call it. */
@@ -90,6 +115,10 @@ export interface FeatureHooks {
   model?(): CatalogModel | undefined;
   /** Called once a turn's user message committed, before its first model request. */
   onTurnStart?(turn: TurnStartContext): Promise<void>;
+  /** Called right before a tool runs (its permission granted); a throw fails the call. */
+  beforeTool?(call: ToolCallContext): Promise<void>;
+  /** Called after a tool ran, whether it succeeded or failed. */
+  afterTool?(call: ToolCallContext): Promise<void>;
 }
 
 /** How a submission that names this command is handled (R12.1). */

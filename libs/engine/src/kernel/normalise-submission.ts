@@ -7,6 +7,7 @@ import type {
   PromptInput,
   SessionFeature,
   SlashCommand,
+  ToolCallContext,
   ToolDecision,
   TurnStartContext,
 } from './feature.ts';
@@ -16,9 +17,18 @@ import type { ToolDefinition } from './tool-definition.ts';
 /** `/name` or `/name args`: a name starts with a letter; `/usr/bin/ls` is not a command. */
 const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
 
-/** The event types the features rebuild their per-session state from (R10.4). */
-export function recoveryTypes(features: readonly SessionFeature[]): ReadonlySet<string> {
-  return new Set(features.flatMap((f) => f.recoversFrom ?? []));
+/**
+ * The event types the features rebuild their per-session state from (R10.4): those of
+ * which the last occurrence is kept, and those of which every one is.
+ */
+export function recoveryTypes(features: readonly SessionFeature[]): {
+  readonly last: ReadonlySet<string>;
+  readonly every: ReadonlySet<string>;
+} {
+  return {
+    last: new Set(features.flatMap((f) => f.recoversFrom ?? [])),
+    every: new Set(features.flatMap((f) => f.recoversEvery ?? [])),
+  };
 }
 
 /**
@@ -52,6 +62,16 @@ export class FeatureSet {
       if (model !== undefined) return model;
     }
     return undefined;
+  }
+
+  /** Runs every feature's before-tool hook, in registration order. */
+  async beforeTool(call: ToolCallContext): Promise<void> {
+    for (const hooks of this.#hooks) await hooks.beforeTool?.(call);
+  }
+
+  /** Runs every feature's after-tool hook, in registration order. */
+  async afterTool(call: ToolCallContext): Promise<void> {
+    for (const hooks of this.#hooks) await hooks.afterTool?.(call);
   }
 
   /** Runs every feature's turn-start hook, in registration order. */

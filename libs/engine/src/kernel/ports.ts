@@ -94,3 +94,52 @@ export interface WorkspaceFiles {
   /** Names of the workspace's prompt templates, sorted. */
   listPromptTemplates(): Promise<readonly string[]>;
 }
+
+/** What a checkpoint recorded (docs/decisions/0225). */
+interface CheckpointCapture {
+  /** Where any runtime instance reads it back. */
+  readonly snapshotRef: string;
+  /** Files recorded, restorable or not. */
+  readonly fileCount: number;
+  /** Files recorded as not restorable (over the size limit, a special file), with why. */
+  readonly unrestorable: readonly { readonly path: string; readonly reason: string }[];
+}
+
+/** What a rewind of the workspace did, or why it did nothing. */
+export type WorkspaceRewind =
+  | {
+      readonly ok: true;
+      /** Files written back and files deleted again (the agent had created them). */
+      readonly restored: readonly string[];
+      readonly removed: readonly string[];
+      /** Files the checkpoints hold as not restorable, left as they are. */
+      readonly unrestorable: readonly string[];
+    }
+  | {
+      readonly ok: false;
+      /** `changed`: someone else changed these files since the agent did; `missing`: no snapshot. */
+      readonly reason: 'changed' | 'missing';
+      readonly files: readonly string[];
+      readonly message: string;
+    };
+
+/**
+ * Workspace snapshots in a store every runtime instance reads (docs/decisions/0225), given
+ * by the host: the engine does no file I/O.
+ */
+export interface CheckpointStore {
+  /** Records the current state of `paths`, or of the whole workspace, before a tool. */
+  capture(
+    sessionId: string,
+    checkpointId: string,
+    scope: readonly string[] | 'workspace',
+  ): Promise<CheckpointCapture>;
+  /** Records what the tool left in the checkpoint's scope (to tell the user's edits apart). */
+  settle(sessionId: string, checkpointId: string): Promise<void>;
+  /**
+   * Puts the workspace back as it was before `checkpointIds[0]`, given every checkpoint
+   * taken since, oldest first: each file to its state before the first of them that
+   * touched it. Refuses, changing nothing, when a file differs from what the agent left.
+   */
+  rewind(sessionId: string, checkpointIds: readonly string[]): Promise<WorkspaceRewind>;
+}

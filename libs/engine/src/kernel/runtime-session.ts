@@ -23,6 +23,7 @@ import { FeatureSet, normaliseSubmission } from './normalise-submission.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
 import type {
+  CheckpointStore,
   ContentHasher,
   IdSource,
   RuntimeClock,
@@ -96,6 +97,8 @@ export interface RuntimeSessionOptions {
    * without them, `model` alone with default limits.
    */
   readonly models?: readonly CatalogModel[];
+  /** Where workspace checkpoints go (docs/decisions/0225); none are taken without it. */
+  readonly checkpoints?: CheckpointStore;
 }
 
 /** Limits of a model given without a catalog (tests, a bare host). */
@@ -157,7 +160,14 @@ export class RuntimeSession {
     this.#features = new FeatureSet(options.features ?? [], {
       sessionId: this.sessionId,
       recovered: options.start.featureEvents ?? [],
-      emit: (type, payload) => options.emitter.emit(type, null, options.ids.newTraceId(), payload),
+      emit: (type, payload, turn) =>
+        options.emitter.emit(
+          type,
+          turn?.turnId ?? null,
+          turn?.traceId ?? options.ids.newTraceId(),
+          payload,
+        ),
+      checkpoints: options.checkpoints,
       models: options.models ?? [
         {
           selection: { providerId: options.model.providerId, modelId: options.model.modelId },
@@ -548,6 +558,8 @@ export class RuntimeSession {
           requests: this.#requests,
           atStepBoundary: (t, tr) => this.#inputs.drainGuided(t, tr),
           decideTool: (tool) => this.#features.decideTool(tool),
+          beforeTool: (call) => this.#features.beforeTool(call),
+          afterTool: (call) => this.#features.afterTool(call),
         },
         { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
         this.#history,

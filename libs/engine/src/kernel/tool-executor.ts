@@ -9,7 +9,7 @@ import {
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelToolCall } from '@agentwire/model';
 import { INTERRUPTED } from './early-turn-end.ts';
-import type { ToolDecision } from './feature.ts';
+import type { ToolCallContext, ToolDecision } from './feature.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -35,6 +35,9 @@ export interface ToolBatchContext {
   readonly signal: AbortSignal;
   /** How a call is let through (the session mode, 0223); absent: the tool's own flag. */
   readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
+  /** The features' hooks around a call that runs (checkpoints, 0225). */
+  readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
+  readonly afterTool?: (call: ToolCallContext) => Promise<void>;
 }
 
 interface PreparedCall {
@@ -141,6 +144,35 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
     const denial = await askPermission(ctx, p, tool);
     if (denial !== undefined) return failCall(ctx, p, denial);
   }
+  const call: ToolCallContext = {
+    tool,
+    input: p.call.input,
+    toolCallId: p.call.toolCallId,
+    messageId: p.messageId,
+    turnId: ctx.turnId,
+    traceId: ctx.traceId,
+  };
+  try {
+    await ctx.beforeTool?.(call);
+  } catch (err) {
+    return failCall(ctx, p, {
+      type: 'tool_error',
+      message: `the workspace could not be checkpointed first: ${err instanceof Error ? err.message : String(err)}`,
+      code: 'checkpoint_failed',
+    });
+  }
+  try {
+    return await runStarted(ctx, p, tool);
+  } finally {
+    await ctx.afterTool?.(call);
+  }
+}
+
+async function runStarted(
+  ctx: ToolBatchContext,
+  p: PreparedCall,
+  tool: ToolDefinition,
+): Promise<CallOutcome> {
   const startedAt = ctx.clock.now();
   await writePart(ctx, p, {
     status: 'running',

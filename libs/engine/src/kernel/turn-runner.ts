@@ -1,7 +1,7 @@
 import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type { ToolDecision } from './feature.ts';
+import type { ToolCallContext, ToolDecision } from './feature.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
@@ -34,6 +34,9 @@ export interface TurnDeps {
   readonly requests?: RequestChain;
   /** How a tool call is let through (the session mode, docs/decisions/0223). */
   readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
+  /** The features' hooks around a call that runs (checkpoints, 0225). */
+  readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
+  readonly afterTool?: (call: ToolCallContext) => Promise<void>;
   /** The model's configured context window (R7.4), reported on `model_complete`. */
   readonly contextWindow?: number | undefined;
 }

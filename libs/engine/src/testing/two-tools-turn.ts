@@ -3,8 +3,8 @@ import type { EventType, SessionEvent } from '@agentwire/contracts';
 /**
  * The event types of one turn of the scripted `two_tools` scenario with every permission
  * allowed, as {@link collapsedTypes} reports them: the input is queued, titled and
- * promoted, the model streams, reads `README.md`, asks to write `notes.txt`, writes it,
- * then answers.
+ * promoted, the model streams, reads `README.md`, asks to write `notes.txt`, checkpoints
+ * it (with a checkpoint store, docs/decisions/0225), writes it, then answers.
  */
 export const TWO_TOOLS_TURN_TYPES: readonly EventType[] = [
   'turn_steer_queued',
@@ -20,6 +20,7 @@ export const TWO_TOOLS_TURN_TYPES: readonly EventType[] = [
   'tool_call_result',
   'permission_requested',
   'permission_resolved',
+  'checkpoint_created',
   'tool_call_started',
   'tool_call_result',
   'tool_batch_complete',

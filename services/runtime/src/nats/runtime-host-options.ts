@@ -3,6 +3,7 @@ import type { ModelSelection, Names } from '@agentwire/contracts';
 import type { ResidencyOptions, TitleGenerationConfig } from '@agentwire/domain';
 import type {
   CatalogModel,
+  CheckpointStore,
   ContentHasher,
   IdSource,
   RuntimeClock,
@@ -38,6 +39,8 @@ export interface RuntimeHostOptions {
   readonly workspaceRoot: string;
   /** `@file` references and prompt templates are read from it (R12.1). */
   readonly workspace?: WorkspaceFiles;
+  /** Where workspace checkpoints go (docs/decisions/0225); none are taken without it. */
+  readonly checkpoints?: CheckpointStore;
   /** The configured models, `model` first (R7.4, docs/decisions/0224). */
   readonly models?: readonly CatalogModel[];
   /** The engine's features every session runs with (docs/decisions/0220). */

@@ -128,6 +128,7 @@ async function scanTurns(
   const scanner = new TurnScanner();
   const kept = recoveryTypes(deps.features ?? []);
   const lastOfType = new Map<string, SessionEvent>();
+  const everyOfType: SessionEvent[] = [];
   const requests = new ModelRequestChain();
   let lastRequest: LastRequest | undefined;
   const consumer = await deps.js.consumers.get(deps.names.eventsStream, {
@@ -139,10 +140,8 @@ async function scanTurns(
     const decoded = decodeSessionEvent(m.data);
     if (decoded.ok) {
       scanner.add(decoded.event);
-      if (kept.has(decoded.event.type)) {
-        lastOfType.delete(decoded.event.type);
-        lastOfType.set(decoded.event.type, decoded.event);
-      }
+      if (kept.every.has(decoded.event.type)) everyOfType.push(decoded.event);
+      else if (kept.last.has(decoded.event.type)) lastOfType.set(decoded.event.type, decoded.event);
       // Only a request's messages are read here: its offloaded ones are read back (0162).
       const blobs = deps.offload?.store;
       const event =
@@ -154,7 +153,10 @@ async function scanTurns(
     if (m.info.pending === 0) break;
   }
   await consumer.delete().catch(() => undefined);
-  return { scan: scanner.result(), lastRequest, featureEvents: [...lastOfType.values()] };
+  const featureEvents = [...everyOfType, ...lastOfType.values()].sort(
+    (a, b) => a.sequenceNumber - b.sequenceNumber,
+  );
+  return { scan: scanner.result(), lastRequest, featureEvents };
 }
 
 /** Folds one event into the last main-turn request; a chain that breaks forgets it. */

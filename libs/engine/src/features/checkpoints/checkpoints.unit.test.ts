@@ -1,0 +1,176 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import { waitUntil } from '@agentwire/testing';
+import { describe, expect, it } from 'vitest';
+import type { CheckpointStore, WorkspaceRewind } from '../../kernel/ports.ts';
+import { createSessionHarness } from '../../testing/session-harness.ts';
+
+/** A store that records what it is asked and answers `rewindAnswer`. */
+function recordingStore() {
+  const calls: string[] = [];
+  let rewindAnswer: WorkspaceRewind = {
+    ok: true,
+    restored: ['notes.txt'],
+    removed: [],
+    unrestorable: [],
+  };
+  const store: CheckpointStore = {
+    async capture(_sid, id, scope) {
+      calls.push(`capture ${id} ${scope === 'workspace' ? 'workspace' : scope.join(',')}`);
+      return {
+        snapshotRef: `ref:${id}`,
+        fileCount: scope === 'workspace' ? 7 : scope.length,
+        unrestorable: [],
+      };
+    },
+    async settle(_sid, id) {
+      calls.push(`settle ${id}`);
+    },
+    async rewind(_sid, ids) {
+      calls.push(`rewind ${ids.join(',')}`);
+      return rewindAnswer;
+    },
+  };
+  const answer = (a: WorkspaceRewind) => {
+    rewindAnswer = a;
+  };
+  return { store, calls, answer };
+}
+
+async function turn(h: ReturnType<typeof createSessionHarness>, text: string) {
+  const admitted = await h.session.submit(text);
+  if (!admitted.ok || !('done' in admitted)) throw new Error('not started');
+  return admitted.done;
+}
+
+function setup(recovered: SessionEvent[] = []) {
+  const r = recordingStore();
+  const h = createSessionHarness({
+    checkpoints: r.store,
+    start: { persisted: false, title: null, turnCount: 0, history: [], featureEvents: recovered },
+  });
+  return { ...h, ...r };
+}
+
+describe('checkpoints (R6, docs/decisions/0225)', () => {
+  it('checkpoints before a write (its path) and a command (the workspace), never before a read', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] go');
+    await turn(h, '[scenario:run_command] go');
+    const created = h.events.flatMap((e) => (e.type === 'checkpoint_created' ? [e.payload] : []));
+    expect(created.map((p) => [p.fileCount, p.snapshotRef.startsWith('ref:cp_')])).toEqual([
+      [1, true],
+      [7, true],
+    ]);
+    expect(
+      h.calls.map((c) => c.split(' ').slice(0, 1).concat(c.split(' ').slice(2)).join(' ')),
+    ).toEqual(['capture notes.txt', 'settle', 'capture workspace', 'settle']);
+    const list = await h.session.submit('/rewind');
+    expect(list).toMatchObject({ result: { checkpoints: [{ fileCount: 1 }, { fileCount: 7 }] } });
+  });
+
+  it('rewinds to a checkpoint: the store gets it and every later one; rewind_triggered file_only', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    await turn(h, '[scenario:two_tools] two');
+    const ids = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    const [first = '', second = ''] = ids;
+    const done = await h.session.submit(`/rewind ${first}`);
+    expect(done).toMatchObject({ result: { strategy: 'file_only', restored: ['notes.txt'] } });
+    expect(h.calls.at(-1)).toBe(`rewind ${first},${second}`);
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'rewind_triggered',
+      payload: { scope: 'workspace', strategy: 'file_only', targetCheckpointId: first },
+    });
+    // Undone checkpoints are gone: rewinding to the second again is unknown.
+    await expect(h.session.submit(`/rewind ${second}`)).rejects.toMatchObject({
+      code: 'unknown_checkpoint',
+      detail: { known: [] },
+    });
+  });
+
+  it('says fork_required and changes nothing when the user changed a file since', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    const [id = ''] = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    h.answer({ ok: false, reason: 'changed', files: ['notes.txt'], message: 'changed: notes.txt' });
+    expect(await h.session.submit(`/rewind ${id}`)).toMatchObject({
+      result: { strategy: 'fork_required', files: ['notes.txt'] },
+    });
+    expect(h.events.at(-1)?.payload).toMatchObject({
+      strategy: 'fork_required',
+      reason: 'changed: notes.txt',
+    });
+    // Still there: the user may resolve it and try again.
+    expect(await h.session.submit('/rewind')).toMatchObject({
+      result: { checkpoints: [{ checkpointId: id }] },
+    });
+  });
+
+  it('refuses a rewind while a turn runs, and one to an unknown checkpoint', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    const [id = ''] = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    await expect(h.session.submit('/rewind cp_nope')).rejects.toMatchObject({
+      code: 'unknown_checkpoint',
+    });
+    await h.session.runCommand('mode', 'build');
+    const running = await h.session.submit('[scenario:run_command] hold');
+    await waitUntil(() => h.session.permissions.pendingRequestIds().length === 1, {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    await expect(h.session.submit(`/rewind ${id}`)).rejects.toMatchObject({
+      code: 'turn_in_progress',
+    });
+    const [requestId = ''] = h.session.permissions.pendingRequestIds();
+    h.session.answerPermission(requestId, { decision: 'deny' });
+    if (running.ok && 'done' in running) await running.done;
+  });
+
+  it('recovers its checkpoints from the stream, minus those a rewind undid', async () => {
+    const ev = (type: string, payload: unknown, sequenceNumber: number) =>
+      ({ type, payload, sequenceNumber }) as unknown as SessionEvent;
+    const h = setup([
+      ev(
+        'checkpoint_created',
+        {
+          checkpointId: 'cp_a',
+          messageId: 'm1',
+          snapshotRef: 'r',
+          scope: 'workspace',
+          fileCount: 1,
+        },
+        3,
+      ),
+      ev(
+        'checkpoint_created',
+        {
+          checkpointId: 'cp_b',
+          messageId: 'm2',
+          snapshotRef: 'r',
+          scope: 'workspace',
+          fileCount: 2,
+        },
+        5,
+      ),
+      ev(
+        'rewind_triggered',
+        { rewindId: 'x', scope: 'workspace', strategy: 'file_only', targetCheckpointId: 'cp_b' },
+        6,
+      ),
+    ]);
+    expect(await h.session.submit('/rewind')).toMatchObject({
+      result: { checkpoints: [{ checkpointId: 'cp_a', messageId: 'm1', fileCount: 1 }] },
+    });
+  });
+});

@@ -1,0 +1,244 @@
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { BlobStore } from '@agentwire/bus';
+import { type CheckpointStore, ToolError, type WorkspaceRewind } from '@agentwire/engine';
+import { z } from 'zod';
+import { resolveInWorkspace } from './workspace-path.ts';
+
+/** Options of {@link createWorkspaceCheckpoints}. */
+export interface WorkspaceCheckpointsOptions {
+  readonly root: string;
+  /** The content-addressed store every runtime instance reads (the prefix's blob bucket). */
+  readonly blobs: BlobStore;
+  /** A file larger than this is recorded as not restorable (default 1 MiB). */
+  readonly maxFileBytes?: number;
+  /** At most this many files in a whole-workspace checkpoint (default 5,000). */
+  readonly maxFiles?: number;
+}
+
+/** Directories a whole-workspace checkpoint does not walk. */
+const SKIPPED = new Set(['.git', 'node_modules']);
+
+/** One file's state: its content's SHA-256, absent, or recorded as not restorable. */
+const FileState = z.union([
+  z.object({ path: z.string(), digest: z.string(), mode: z.number().int() }),
+  z.object({ path: z.string(), absent: z.literal(true) }),
+  z.object({ path: z.string(), unrestorable: z.string() }),
+]);
+type FileState = z.infer<typeof FileState>;
+
+const Manifest = z.object({
+  version: z.literal(1),
+  /** Every file of the scope; for the whole workspace, a file not listed was absent. */
+  scope: z.union([z.literal('workspace'), z.array(z.string())]),
+  /** The walk stopped at the file limit: files beyond it were not recorded. */
+  truncated: z.boolean(),
+  before: z.array(FileState),
+  /** What the tool left in the scope (after `settle`). */
+  after: z.array(FileState).optional(),
+});
+type Manifest = z.infer<typeof Manifest>;
+
+const documentName = (sessionId: string, checkpointId: string) =>
+  `checkpoint.${sessionId}.${checkpointId}`;
+
+/**
+ * Workspace checkpoints in the prefix's blob bucket of the NATS object store
+ * (docs/decisions/0225): file contents content-addressed by SHA-256 (stored once however
+ * many checkpoints hold them), one manifest per checkpoint. Paths are confined to the root
+ * like the tools' (0142); a file over the size limit, a link or a special file is recorded
+ * as not restorable, never silently dropped.
+ */
+export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): CheckpointStore {
+  const maxFileBytes = o.maxFileBytes ?? 1024 * 1024;
+  const maxFiles = o.maxFiles ?? 5_000;
+
+  async function stateOf(relative: string, store: boolean): Promise<FileState> {
+    let absolute: string;
+    try {
+      absolute = (await resolveInWorkspace(o.root, relative)).absolute;
+    } catch (err) {
+      if (err instanceof ToolError) return { path: relative, unrestorable: err.message };
+      throw err;
+    }
+    const stat = await lstat(absolute).catch(() => undefined);
+    if (stat === undefined) return { path: relative, absent: true };
+    if (!stat.isFile()) return { path: relative, unrestorable: 'not a regular file' };
+    if (stat.size > maxFileBytes) {
+      return { path: relative, unrestorable: `${stat.size} bytes, over the ${maxFileBytes} limit` };
+    }
+    const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const bytes = await handle.readFile();
+      const digest = store
+        ? await o.blobs.putBytes(bytes)
+        : createHash('sha256').update(bytes).digest('hex');
+      return { path: relative, digest, mode: stat.mode & 0o777 };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** The workspace's files, relative, sorted; `truncated` past the limit. */
+  async function walk(): Promise<{ files: string[]; truncated: boolean }> {
+    const files: string[] = [];
+    const root = (await resolveInWorkspace(o.root, '.')).absolute;
+    const visit = async (dir: string): Promise<boolean> => {
+      const entries = await readdir(path.join(root, dir), { withFileTypes: true });
+      for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+        const rel = dir === '' ? e.name : `${dir}/${e.name}`;
+        if (e.isDirectory()) {
+          if (SKIPPED.has(e.name)) continue;
+          if (!(await visit(rel))) return false;
+        } else {
+          if (files.length >= maxFiles) return false;
+          files.push(rel);
+        }
+      }
+      return true;
+    };
+    const complete = await visit('');
+    return { files, truncated: !complete };
+  }
+
+  async function record(manifest: Manifest, store: boolean): Promise<FileState[]> {
+    if (manifest.scope !== 'workspace') {
+      return Promise.all(manifest.scope.map((p) => stateOf(p, store)));
+    }
+    const { files } = await walk();
+    return Promise.all(files.map((p) => stateOf(p, store)));
+  }
+
+  async function read(sessionId: string, checkpointId: string): Promise<Manifest | undefined> {
+    const doc = await o.blobs.getDocument(documentName(sessionId, checkpointId));
+    const parsed = Manifest.safeParse(doc);
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  const same = (a: FileState | undefined, b: FileState | undefined) => {
+    const absentA = a === undefined || 'absent' in a;
+    const absentB = b === undefined || 'absent' in b;
+    if (absentA || absentB) return absentA && absentB;
+    return 'digest' in a && 'digest' in b && a.digest === b.digest;
+  };
+
+  return {
+    async capture(sessionId, checkpointId, scope) {
+      const walked = scope === 'workspace' ? await walk() : undefined;
+      const paths = walked?.files ?? [...new Set(scope as readonly string[])];
+      const before = await Promise.all(paths.map((p) => stateOf(p, true)));
+      const manifest: Manifest = {
+        version: 1,
+        scope: scope === 'workspace' ? 'workspace' : paths,
+        truncated: walked?.truncated ?? false,
+        before,
+      };
+      await o.blobs.putDocument(documentName(sessionId, checkpointId), manifest);
+      const unrestorable = before.flatMap((f) =>
+        'unrestorable' in f ? [{ path: f.path, reason: f.unrestorable }] : [],
+      );
+      if (manifest.truncated) {
+        unrestorable.push({
+          path: '*',
+          reason: `files past the first ${maxFiles} were not recorded`,
+        });
+      }
+      return {
+        snapshotRef: `aw-checkpoint:${documentName(sessionId, checkpointId)}`,
+        fileCount: before.length,
+        unrestorable,
+      };
+    },
+
+    async settle(sessionId, checkpointId) {
+      const manifest = await read(sessionId, checkpointId);
+      if (manifest === undefined) return;
+      const after = await record(manifest, false);
+      await o.blobs.putDocument(documentName(sessionId, checkpointId), { ...manifest, after });
+    },
+
+    async rewind(sessionId, checkpointIds): Promise<WorkspaceRewind> {
+      const manifests: Manifest[] = [];
+      for (const id of checkpointIds) {
+        const m = await read(sessionId, id);
+        if (m === undefined) {
+          return {
+            ok: false,
+            reason: 'missing',
+            files: [],
+            message: `checkpoint ${id} has no snapshot`,
+          };
+        }
+        manifests.push(m);
+      }
+      // Each file goes back to its state before the first checkpoint that covered it; the
+      // agent last left it as the last checkpoint covering it recorded after its tool.
+      const target = new Map<string, FileState>();
+      // undefined: not known (the tool's end was never recorded), so not checked.
+      const left = new Map<string, FileState | undefined>();
+      for (const m of manifests) {
+        const covered = new Set([...m.before, ...(m.after ?? [])].map((f) => f.path));
+        for (const p of covered) {
+          if (!target.has(p)) {
+            // Not listed before a whole-workspace snapshot: the file did not exist yet.
+            target.set(p, m.before.find((f) => f.path === p) ?? { path: p, absent: true });
+          }
+          const after =
+            m.after === undefined
+              ? undefined
+              : (m.after.find((f) => f.path === p) ?? { path: p, absent: true as const });
+          left.set(p, after);
+        }
+      }
+      const changed: string[] = [];
+      for (const [p, lastLeft] of left) {
+        if (lastLeft === undefined || 'unrestorable' in lastLeft) continue;
+        const now = await stateOf(p, false);
+        if ('unrestorable' in now) continue;
+        if (!same(now, lastLeft)) changed.push(p);
+      }
+      if (changed.length > 0) {
+        return {
+          ok: false,
+          reason: 'changed',
+          files: changed.sort(),
+          message: `changed since the agent wrote them, so not overwritten: ${changed.sort().join(', ')}`,
+        };
+      }
+      const restored: string[] = [];
+      const removed: string[] = [];
+      const unrestorable: string[] = [];
+      for (const [p, state] of [...target].sort(([a], [b]) => a.localeCompare(b))) {
+        if ('unrestorable' in state) {
+          unrestorable.push(p);
+          continue;
+        }
+        // A file already as it was is left alone (and not reported as restored).
+        if (same(await stateOf(p, false), state)) continue;
+        const absolute = (await resolveInWorkspace(o.root, p)).absolute;
+        if ('absent' in state) {
+          const existed = await lstat(absolute).then(
+            () => true,
+            () => false,
+          );
+          if (existed) {
+            await rm(absolute, { force: true });
+            removed.push(p);
+          }
+          continue;
+        }
+        const bytes = await o.blobs.getBytes(state.digest);
+        if (bytes === undefined) {
+          unrestorable.push(p);
+          continue;
+        }
+        await mkdir(path.dirname(absolute), { recursive: true });
+        await writeFile(absolute, bytes, { mode: state.mode });
+        restored.push(p);
+      }
+      return { ok: true, restored, removed, unrestorable };
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SessionEvent } from '@agentwire/contracts';
+import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Workspace checkpoints and rewind against real runtime processes (issue 12 items 1-2,
+ * docs/decisions/0225): three turns write, edit, create and delete files; a rewind to the
+ * checkpoint before turn 2 restores the tree byte for byte, also on another instance after
+ * the first was SIGKILLed; a file the user changed since is not overwritten.
+ */
+let stack: RuntimeStack;
+let client: WireDriver;
+
+beforeAll(async () => {
+  stack = await startRuntimeStack({ name: 'undo-e2e' }, ['rtA', 'rtB']);
+  ({ client } = stack);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** A hash of every file's path and bytes in the workspace: equal trees hash equal. */
+async function treeHash(): Promise<string> {
+  const hash = createHash('sha256');
+  const walk = async (dir: string) => {
+    const entries = await readdir(path.join(stack.workspace, dir), { withFileTypes: true });
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      const rel = path.join(dir, e.name);
+      if (e.isDirectory()) await walk(rel);
+      else hash.update(`${rel}\0`).update(await readFile(path.join(stack.workspace, rel)));
+    }
+  };
+  await walk('');
+  return hash.digest('hex');
+}
+
+/** A new session in yolo mode (nothing asks), with a follower. */
+async function session() {
+  const opened = await client.open();
+  if (!opened.ok) throw new Error(opened.error.message);
+  const sid = String(opened.sessionId);
+  const follow = client.follow(sid, 0);
+  expect(await client.op(sid, 'set_mode', { mode: 'yolo' })).toMatchObject({ ok: true });
+  return { sid, follow, owner: String(opened.owner) };
+}
+
+const checkpointsOf = (events: readonly SessionEvent[], turnId: string) =>
+  events.flatMap((e) =>
+    e.type === 'checkpoint_created' && e.turnId === turnId ? [e.payload.checkpointId] : [],
+  );
+
+describe('undo: checkpoints and rewind (issue 12)', () => {
+  it('rewinds the workspace to before turn 2 byte for byte, on another instance after a SIGKILL', async () => {
+    const { sid, follow, owner } = await session();
+    const turnIds: string[] = [];
+    let afterTurn1 = '';
+    for (const scenario of ['undo_create', 'undo_change', 'undo_more']) {
+      const turn = await client.runTurn(sid, `[scenario:${scenario}] go`, follow);
+      expect(turn, scenario).toMatchObject({ ok: true, status: 'complete' });
+      turnIds.push(String(turn.ok ? turn.turnId : ''));
+      if (scenario === 'undo_create') afterTurn1 = await treeHash();
+    }
+    expect(await readFile(path.join(stack.workspace, 'out/c.txt'), 'utf8')).toBe('c');
+    const [beforeTurn2] = checkpointsOf(follow.events, turnIds[1] ?? '');
+    expect(checkpointsOf(follow.events, turnIds[1] ?? '')).toHaveLength(2);
+    // The owner dies; another instance takes the session over and rewinds it.
+    await stack.killRuntime(owner);
+    const rewound = await client.op(sid, 'prompt', { text: `/rewind ${beforeTurn2}` });
+    expect(rewound).toMatchObject({
+      ok: true,
+      command: 'rewind',
+      result: { strategy: 'file_only', removed: ['d.txt', 'out/c.txt'], unrestorable: [] },
+    });
+    const result = (rewound as unknown as { result: { restored: string[] } }).result;
+    expect([...result.restored].sort()).toEqual(['b.txt', 'src/a.txt']);
+    // out/ stays as an empty directory; the tree of files is the one after turn 1.
+    expect(await treeHash()).toBe(afterTurn1);
+    expect(await readFile(path.join(stack.workspace, 'src/a.txt'), 'utf8')).toBe('a1\n');
+    const triggered = follow.events.filter((e) => e.type === 'rewind_triggered');
+    expect(triggered.map((e) => e.payload)).toEqual([
+      expect.objectContaining({
+        scope: 'workspace',
+        strategy: 'file_only',
+        targetCheckpointId: beforeTurn2,
+      }),
+    ]);
+    await follow.stop();
+  });
+
+  it('does not overwrite a file the user changed after the agent wrote it', async () => {
+    const { sid, follow } = await session();
+    const turn = await client.runTurn(sid, '[scenario:undo_more] go', follow);
+    const [checkpoint] = checkpointsOf(follow.events, String(turn.ok ? turn.turnId : ''));
+    await writeFile(path.join(stack.workspace, 'd.txt'), 'the user wrote this\n');
+    const refused = await client.op(sid, 'prompt', { text: `/rewind ${checkpoint}` });
+    expect(refused).toMatchObject({
+      ok: true,
+      result: { strategy: 'fork_required', files: ['d.txt'] },
+    });
+    expect(await readFile(path.join(stack.workspace, 'd.txt'), 'utf8')).toBe(
+      'the user wrote this\n',
+    );
+    const unknown = await client.op(sid, 'prompt', { text: '/rewind cp_nothing' });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_checkpoint' } });
+    await follow.stop();
+  });
+});
