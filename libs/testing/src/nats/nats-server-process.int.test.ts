@@ -1,10 +1,25 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../wait-until.ts';
 import { natsServerSupport } from './find-nats-server.ts';
 import { type NatsServerProcess, startNatsServer } from './nats-server-process.ts';
 
 const support = natsServerSupport();
+
+/** Whether every thread of `pid` is stopped (state `T` in each task stat file under /proc). */
+function stoppedThreads(pid: number): boolean {
+  try {
+    const tasks = readdirSync(`/proc/${pid}/task`);
+    return tasks.every((t) => {
+      const stat = readFileSync(`/proc/${pid}/task/${t}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    });
+  } catch {
+    return false;
+  }
+}
 
 describe.skipIf(!support.ok)('startNatsServer', () => {
   let server: NatsServerProcess;
@@ -43,6 +58,9 @@ describe.skipIf(!support.ok)('startNatsServer', () => {
     const jsm = await jetstreamManager(nc, { timeout: 1_000 });
     server.pause();
     expect(server.state).toBe('paused');
+    // The stop is delivered by the kernel: wait until every thread of the process shows it
+    // (a request sent before that may still be answered).
+    await waitUntil(() => stoppedThreads(server.pid ?? 0), { what: 'the process stopped' });
     // A stopped process answers nothing: within three tries a request times out (under
     // load, one answer already on its way out may still arrive first).
     let refusals = 0;
