@@ -91,6 +91,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
       'model:direct',
       'rename:direct',
       'review:template',
+      'rewind:direct',
       'status:direct',
     ]);
     const renamed = await prompt(sid, '/rename Port audit');
@@ -157,6 +158,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
       'model',
       'rename',
       'review',
+      'rewind',
       'status',
     ]);
     const status = await prompt(sid, '/status');
