@@ -19,6 +19,7 @@ import {
   type RuntimeOp,
   SetModeReply,
   type SetModeRequest,
+  TicketReply,
 } from '@agentwire/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
@@ -220,6 +221,23 @@ export class RuntimeClient {
     options?: RequestOptions,
   ): Promise<RuntimeResult<SetModeReply>> {
     return this.#op(sessionId, 'set_mode', { mode }, SetModeReply, options);
+  }
+
+  /**
+   * Waits until a submission (by its input id, its ticket) is `delivered` or `completed`,
+   * or left without running, at most `timeoutMs` (R12.4); any frontend may ask.
+   */
+  awaitTicket(
+    sessionId: string,
+    ticketId: string,
+    until: 'delivered' | 'completed',
+    timeoutMs = 30_000,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<TicketReply>> {
+    return this.#op(sessionId, 'await_ticket', { ticketId, until, timeoutMs }, TicketReply, {
+      ...options,
+      timeoutMs: Math.max(options?.timeoutMs ?? 0, timeoutMs + 5_000),
+    });
   }
 
   /** Ends a session (`session_ended`) and releases it. */

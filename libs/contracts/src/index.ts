@@ -115,6 +115,7 @@ export {
 export {
   AckReply,
   AnswerPermissionRequest,
+  AwaitTicketRequest,
   ClearInputsReply,
   CommandPromptReply,
   CreateReply,
@@ -144,6 +145,8 @@ export {
   type RuntimeOp,
   SetModeReply,
   SetModeRequest,
+  TICKET_WAIT_MAX_MS,
+  TicketReply,
 } from './runtime-protocol.ts';
 export {
   EventEnvelope,

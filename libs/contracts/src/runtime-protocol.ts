@@ -61,6 +61,42 @@ export const SetModeReply = z.object({
 /** Reply of `set_mode`. */
 export type SetModeReply = z.infer<typeof SetModeReply>;
 
+/** Longest an `await_ticket` waits before it answers the state as it is. */
+export const TICKET_WAIT_MAX_MS = 120_000;
+
+/**
+ * `aw.rt.<sid>.await_ticket`: wait until a submission (its input id is its ticket, R12.4)
+ * is `delivered` (its user message committed) or `completed` (its turn ended), or left
+ * without running (`discarded`), at most `timeoutMs` (default 30 s); any frontend may ask,
+ * not only the one that submitted it (docs/decisions/0226).
+ */
+export const AwaitTicketRequest = z.strictObject({
+  ticketId: z.string().min(1).max(200),
+  until: z.enum(['delivered', 'completed']),
+  timeoutMs: z.number().int().min(0).max(TICKET_WAIT_MAX_MS).default(30_000),
+});
+/** `await_ticket` request. */
+export type AwaitTicketRequest = z.input<typeof AwaitTicketRequest>;
+
+/**
+ * Reply of `await_ticket`: the ticket's state now. `timedOut` when it had not reached
+ * `until` in time. `completed` carries the turn's `status` and (R1.1) its events, numbers
+ * and types, when the turn ran where it is owned now.
+ */
+export const TicketReply = z.object({
+  ok: z.literal(true),
+  ticketId: z.string(),
+  state: z.enum(['accepted', 'delivered', 'completed', 'discarded']),
+  timedOut: z.boolean(),
+  turnId: z.string().optional(),
+  messageId: z.string().optional(),
+  status: z.enum(['complete', 'cancelled', 'error']).optional(),
+  reason: z.string().optional(),
+  events: z.array(z.object({ sequenceNumber: z.number().int(), type: z.string() })).optional(),
+});
+/** Reply of `await_ticket`. */
+export type TicketReply = z.infer<typeof TicketReply>;
+
 /** Requests without fields: `create`, `interrupt`, `close`. */
 export const EmptyRequest = z.strictObject({ wait: z.boolean().optional() });
 export type EmptyRequest = z.infer<typeof EmptyRequest>;
@@ -73,6 +109,7 @@ const RUNTIME_OPS = [
   'rename',
   'answer_permission',
   'set_mode',
+  'await_ticket',
   'close',
 ] as const;
 /** One operation name. */
@@ -108,7 +145,8 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   the workspace, missing, not a file, not text or too large; detail `reference`,
  *   `reason`); `unknown_model` (a model selection that is not configured; detail `model`,
  *   `known`); `unknown_checkpoint` (`/rewind` to a checkpoint this session does not hold;
- *   detail `checkpointId`, `known`);
+ *   detail `checkpointId`, `known`); `unknown_ticket` (`await_ticket` of an input id the
+ *   session never accepted; detail `ticketId`);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
  *   reply depends on, a rename, in time: the write stays queued and may still apply);
@@ -137,6 +175,7 @@ export const RuntimeErrorCode = z.enum([
   'invalid_file_reference',
   'unknown_model',
   'unknown_checkpoint',
+  'unknown_ticket',
   'unknown_permission_request',
   'write_not_confirmed',
   'internal',
@@ -185,6 +224,8 @@ export type CreateReply = z.infer<typeof CreateReply>;
 const StartedPromptReply = z.object({
   ok: z.literal(true),
   sessionId: SessionId,
+  /** The submission's ticket (R12.4). */
+  inputId: z.string().optional(),
   turnId: z.string(),
   status: z.enum(['complete', 'cancelled', 'error']).optional(),
   response: z.string().optional(),

@@ -1,5 +1,5 @@
 import { isRuntimeFailure } from '@agentwire/bus';
-import { SessionProjection, type SetModeRequest } from '@agentwire/contracts';
+import { SessionProjection, type SetModeRequest, TICKET_WAIT_MAX_MS } from '@agentwire/contracts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { type ChatTerminal, chatCommand } from './chat-command.ts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
@@ -123,7 +123,12 @@ export function buildProgram(deps: ProgramDeps): Command {
     'send a prompt: it starts a turn, or waits in the queue while one runs',
     'agentwire prompt ses_123 "explain the build" --wait',
   )
-    .option('--wait', 'wait until the turn ends and print its response')
+    .addOption(
+      new Option(
+        '--wait [until]',
+        'wait until the input is delivered (its message committed) or completed (its turn ended, the default)',
+      ).choices(['delivered', 'completed']),
+    )
     .addOption(
       new Option(
         '--delivery <how>',
@@ -136,9 +141,11 @@ export function buildProgram(deps: ProgramDeps): Command {
           ctx,
           sid: string,
           words: string[],
-          opts: { wait?: boolean; delivery?: 'queue' | 'guide' },
+          opts: { wait?: true | 'delivered' | 'completed'; delivery?: 'queue' | 'guide' },
         ) => {
           checkSessionId(sid);
+          // A bare --wait keeps the reply open until the turn ended; --wait <until> takes
+          // the submission's ticket and waits on it (R12.4).
           const wait = opts.wait === true;
           const request = {
             text: words.join(' '),
@@ -148,7 +155,25 @@ export function buildProgram(deps: ProgramDeps): Command {
           const sent = ctx.client.prompt(sid, request, wait ? { timeoutMs: 600_000 } : {});
           const reply = wait ? await ctx.progress('waiting for the turn', sent) : await sent;
           if (isRuntimeFailure(reply)) throw failureError('prompt', reply);
-          print(ctx, reply, [formatPromptReply(reply, wait)]);
+          const until = opts.wait === true ? undefined : opts.wait;
+          const ticketId = 'inputId' in reply ? reply.inputId : undefined;
+          if (until === undefined || ticketId === undefined || 'command' in reply) {
+            print(ctx, reply, [formatPromptReply(reply, wait)]);
+            return;
+          }
+          const waited = ctx.client.awaitTicket(sid, ticketId, until, TICKET_WAIT_MAX_MS);
+          const ticket = await ctx.progress(`waiting until ${until}`, waited);
+          if (isRuntimeFailure(ticket)) throw failureError('prompt', ticket);
+          print(ctx, ticket, [
+            [
+              ticket.ticketId,
+              ticket.state,
+              ticket.turnId ?? '',
+              ticket.status ?? ticket.reason ?? '',
+            ]
+              .filter(Boolean)
+              .join(' '),
+          ]);
         },
       ),
     );

@@ -18,6 +18,7 @@ import type {
   ReorderInputsReply,
   SetModeReply,
   SetModeRequest,
+  TicketReply,
 } from '@agentwire/contracts';
 
 /**
@@ -63,6 +64,12 @@ export interface GatewayBackend {
     position: number,
     options?: RequestOptions,
   ): Promise<RuntimeResult<ReorderInputsReply>>;
+  awaitTicket(
+    sessionId: string,
+    ticketId: string,
+    until: 'delivered' | 'completed',
+    timeoutMs?: number,
+  ): Promise<RuntimeResult<TicketReply>>;
   setMode(
     sessionId: string,
     mode: SetModeRequest['mode'],

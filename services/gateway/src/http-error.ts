@@ -26,6 +26,7 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   invalid_file_reference: 400,
   unknown_model: 400,
   unknown_checkpoint: 404,
+  unknown_ticket: 404,
   unknown_session: 404,
   not_found: 404,
   unknown_permission_request: 404,

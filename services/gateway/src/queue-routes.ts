@@ -1,4 +1,9 @@
-import { type MoveInputRequest, ReorderInputsRequest, SessionId } from '@agentwire/contracts';
+import {
+  type MoveInputRequest,
+  ReorderInputsRequest,
+  SessionId,
+  TICKET_WAIT_MAX_MS,
+} from '@agentwire/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { routeSchema } from './openapi.ts';
@@ -19,6 +24,18 @@ const MoveBody = z.strictObject({
 /** Body of `PATCH /sessions/:id/queue/:inputId`. */
 const EditBody = z.strictObject({ text: z.string() });
 
+/** `:id` and `:ticketId` of a ticket. */
+const TicketParams = z.strictObject({
+  id: SessionId.min(1).max(200),
+  ticketId: z.string().min(1).max(200),
+});
+
+/** Query of `GET /sessions/:id/tickets/:ticketId`: what to wait for, and how long. */
+const TicketQuery = z.strictObject({
+  until: z.enum(['delivered', 'completed']).default('completed'),
+  timeoutMs: z.coerce.number().int().min(0).max(TICKET_WAIT_MAX_MS).default(30_000),
+});
+
 /** An empty body (`{}`), as the other bodiless operations take. */
 const NoBody = z.strictObject({});
 
@@ -34,6 +51,26 @@ export function registerQueueRoutes(app: FastifyInstance, o: SessionRouteOptions
     bodyLimit: o.bodyLimit,
     schema: routeSchema(schema),
   });
+
+  app.get(
+    '/sessions/:id/tickets/:ticketId',
+    {
+      schema: routeSchema({
+        summary: 'Wait until a submission is delivered or completed (a long poll)',
+        params: TicketParams,
+        querystring: TicketQuery,
+      }),
+    },
+    async (request, reply) => {
+      const params = parseInput('params', TicketParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const query = parseInput('query', TicketQuery, request.query);
+      if (!query.ok) return reply.code(400).send(query.body);
+      const { id, ticketId } = params.value;
+      const { until, timeoutMs } = query.value;
+      return send(reply, await o.backend.awaitTicket(id, ticketId, until, timeoutMs));
+    },
+  );
 
   app.delete(
     '/sessions/:id/queue/:inputId',

@@ -6,6 +6,7 @@ import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
 import { promptTemplates } from './prompt-templates/prompt-templates.ts';
 import { sessionCommands } from './session-commands/session-commands.ts';
+import { tickets } from './tickets/tickets.ts';
 
 /** Every feature a production session runs with, in the order their expansions apply. */
 export const builtinFeatures: readonly SessionFeature[] = [
@@ -13,6 +14,7 @@ export const builtinFeatures: readonly SessionFeature[] = [
   modes,
   models,
   checkpoints,
+  tickets,
   promptTemplates,
   fileReferences,
 ];

@@ -8,7 +8,7 @@ import type {
   TitleSource,
 } from '@agentwire/contracts';
 import type { ModelProvider } from '@agentwire/model';
-import type { CheckpointStore, WorkspaceFiles } from './ports.ts';
+import type { CheckpointStore, RuntimeClock, WorkspaceFiles } from './ports.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
@@ -58,6 +58,8 @@ export interface FeatureContext {
   readonly models: readonly CatalogModel[];
   /** Where workspace checkpoints go (0225); absent, none are taken. */
   readonly checkpoints: CheckpointStore | undefined;
+  /** The host's clock (time comes in from outside, STYLE.md). */
+  readonly clock: RuntimeClock;
 }
 
 /** A tool call about to run, or that ran. */
@@ -119,6 +121,15 @@ export interface FeatureHooks {
   beforeTool?(call: ToolCallContext): Promise<void>;
   /** Called after a tool ran, whether it succeeded or failed. */
   afterTool?(call: ToolCallContext): Promise<void>;
+  /** Told every event of the session as it is appended. */
+  onEvent?(event: SessionEvent): void;
+  /**
+   * Operations it answers on `aw.rt.<sid>.<name>`, by name; the host validates the body
+   * with the operation's contract schema first and replies with what it returns.
+   */
+  readonly operations?: Readonly<
+    Record<string, (body: unknown) => Promise<Readonly<Record<string, unknown>>>>
+  >;
 }
 
 /** How a submission that names this command is handled (R12.1). */

@@ -1,3 +1,4 @@
+import type { SessionEvent } from '@agentwire/contracts';
 import type {
   CatalogModel,
   CommandContext,
@@ -60,6 +61,22 @@ export class FeatureSet {
     for (const hooks of this.#hooks) {
       const model = hooks.model?.();
       if (model !== undefined) return model;
+    }
+    return undefined;
+  }
+
+  /** Tells every feature an appended event. */
+  eventAppended(event: SessionEvent): void {
+    for (const hooks of this.#hooks) hooks.onEvent?.(event);
+  }
+
+  /** The operation a feature answers by `name`, or undefined. */
+  operation(
+    name: string,
+  ): ((body: unknown) => Promise<Readonly<Record<string, unknown>>>) | undefined {
+    for (const hooks of this.#hooks) {
+      const op = hooks.operations?.[name];
+      if (op !== undefined) return op;
     }
     return undefined;
   }

@@ -168,6 +168,7 @@ export class RuntimeSession {
           payload,
         ),
       checkpoints: options.checkpoints,
+      clock: options.clock,
       models: options.models ?? [
         {
           selection: { providerId: options.model.providerId, modelId: options.model.modelId },
@@ -223,6 +224,7 @@ export class RuntimeSession {
       name: 'open-turn',
       onSessionEvent: (event) => this.#turns.add(event),
     });
+    options.emitter.appender.observe((event) => this.#features.eventAppended(event));
     // A turn is over for admission once its end is appended (issue 9: a prompt right after
     // `turn_complete` starts its own turn at once instead of queueing behind a finished one).
     options.emitter.appender.observe((event) => {
@@ -311,6 +313,17 @@ export class RuntimeSession {
     const outcome = await command.run(args, ctx);
     if (outcome.kind !== 'result') throw new Error(`/${name} gave a prompt`);
     return outcome.result;
+  }
+
+  /**
+   * Runs an operation a feature answers (docs/decisions/0220), with a body the host already
+   * validated; `unknown_op` when no feature answers it.
+   */
+  async runOperation(name: string, body: unknown): Promise<Readonly<Record<string, unknown>>> {
+    const op = this.#features.operation(name);
+    if (op === undefined)
+      throw new RuntimeError('unknown_op', `no operation ${name}`, { op: name });
+    return op(body);
   }
 
   /** What the session's commands and expansions may use of it (docs/decisions/0220). */

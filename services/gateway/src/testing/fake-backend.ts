@@ -162,6 +162,15 @@ export class FakeBackend implements GatewayBackend {
     });
   }
 
+  awaitTicket(sessionId: string, ticketId: string, until: 'delivered' | 'completed') {
+    return this.#answer('awaitTicket', [sessionId, ticketId, until], {
+      ok: true as const,
+      ticketId,
+      state: until,
+      timedOut: false,
+    });
+  }
+
   setMode(sessionId: string, mode: 'plan' | 'build' | 'edit' | 'yolo' | 'auto') {
     return this.#answer('setMode', [sessionId, mode], {
       ok: true as const,

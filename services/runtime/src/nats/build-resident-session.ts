@@ -1,4 +1,5 @@
 import { purgeTurn } from '@agentwire/bus';
+import type { SessionEvent } from '@agentwire/contracts';
 import {
   type AppendError,
   countUserTurns,
@@ -111,6 +112,13 @@ async function wire(
 ): Promise<ResidentParts> {
   const { publisher, writer, emitter } = parts;
   const { tookOverFrom } = ctx;
+  // What the reconciliation below appends, the features fold too (a lost turn's end is a
+  // ticket's `completed`, docs/decisions/0226): the session is not built yet to observe it.
+  const reconciled: SessionEvent[] = [];
+  let building = true;
+  emitter.appender.observe((event) => {
+    if (building) reconciled.push(event);
+  });
   if (facts.scan.open !== undefined) {
     o.logger.warn(
       { sessionId, turnId: facts.scan.open.turnId, tookOverFrom },
@@ -151,7 +159,7 @@ async function wire(
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
       earlierInputs: facts.scan.inputs,
       ...(facts.lastRequest === undefined ? {} : { lastRequest: facts.lastRequest }),
-      featureEvents: facts.featureEvents,
+      featureEvents: [...facts.featureEvents, ...reconciled],
     },
     evictSealedTurn: async (turnId) => {
       // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).
@@ -165,5 +173,6 @@ async function wire(
       publisher.fence.forgetTurn(turnId);
     },
   });
+  building = false;
   return { session, emitter, appender: emitter.appender, writer, publisher };
 }

@@ -1,6 +1,7 @@
 import type { RuntimeErrorCode } from '@agentwire/contracts';
 import {
   AnswerPermissionRequest,
+  AwaitTicketRequest,
   EditInputRequest,
   EmptyRequest,
   type ErrorReply,
@@ -92,6 +93,10 @@ export async function runSessionOp(
         ...(req.reason === undefined ? {} : { reason: req.reason }),
       });
       return { ok: true };
+    }
+    case 'await_ticket': {
+      const req = parseRequest(AwaitTicketRequest, data);
+      return { ok: true, ...(await session.runOperation('await_ticket', req)) };
     }
     case 'set_mode': {
       const req = parseRequest(SetModeRequest, data);
