@@ -140,13 +140,24 @@ describe.skipIf(!support.ok)(
             },
             { timeoutMs: 60_000, what: `Postgres to reach ${last} for ${sid}` },
           );
-          const entries = await db
-            .selectFrom('session_entries')
-            .select(['sequence', 'event_id'])
-            .where('session_id', '=', sid)
-            .where('type', '=', 'runtime/workspace_checkpoint')
-            .orderBy('sequence')
-            .execute();
+          // The high-water mark may pass a batch the failover made the worker redeliver
+          // (writes commute, docs/decisions/0031): wait for every checkpoint the stream holds.
+          const checkpoints = (followed.get(sid) ?? []).filter(
+            (e) => e.type === 'checkpoint_created',
+          ).length;
+          const readEntries = () =>
+            db
+              .selectFrom('session_entries')
+              .select(['sequence', 'event_id'])
+              .where('session_id', '=', sid)
+              .where('type', '=', 'runtime/workspace_checkpoint')
+              .orderBy('sequence')
+              .execute();
+          await waitUntil(async () => (await readEntries()).length >= checkpoints, {
+            timeoutMs: 60_000,
+            what: `${checkpoints} checkpoint entries of ${sid}`,
+          });
+          const entries = await readEntries();
           const stored = entries.map((e) => Number(e.sequence));
           expect(new Set(stored).size).toBe(stored.length);
           expect(stored).toEqual(seen.slice(seen.length - stored.length));
