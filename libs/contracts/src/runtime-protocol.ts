@@ -321,7 +321,8 @@ export function isCommandPromptReply(reply: PromptReply): reply is CommandPrompt
 
 /** True when a prompt's reply says its input was queued or guided, not started (R14.3). */
 export function isQueuedPromptReply(reply: PromptReply): reply is QueuedPromptReply {
-  return 'inputId' in reply && !('command' in reply);
+  // Every reply names its input (its ticket); only a queued or guided one has a queue.
+  return 'queueLength' in reply;
 }
 
 /** `aw.rt.<sid>.remove_input`: remove a waiting input (`turn_steer_discarded` `user_removed`). */

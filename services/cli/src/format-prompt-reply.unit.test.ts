@@ -27,6 +27,16 @@ describe('formatPromptReply', () => {
     expect(
       isQueuedPromptReply(PromptReply.parse({ ok: true, sessionId: 's1', turnId: 't1' })),
     ).toBe(false);
+    // A started reply names its input (its ticket, R12.4) and is still not queued.
+    const started = PromptReply.parse({
+      ok: true,
+      sessionId: 's1',
+      inputId: 'in-1',
+      delivery: 'startNow',
+      turnId: 't1',
+    });
+    expect(isQueuedPromptReply(started)).toBe(false);
+    expect(started).toMatchObject({ inputId: 'in-1', turnId: 't1' });
   });
 
   it('prints a queued input by its id and delivery, and once settled its turn or discard', () => {
