@@ -3,13 +3,7 @@ import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type {
-  CatalogModel,
-  CommandContext,
-  InputFile,
-  SessionFeature,
-  SessionStatus,
-} from './feature.ts';
+import type { CatalogModel, InputFile, SessionFeature, SessionStatus } from './feature.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -19,7 +13,6 @@ import {
 } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import { LedgerBook } from './ledger-book.ts';
-import { FeatureSet, normaliseSubmission } from './normalise-submission.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
 import type {
@@ -34,6 +27,7 @@ import { type LastRequest, RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
 import { sealFailedTurn } from './seal-failed-turn.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import { SessionFeatures } from './session-features.ts';
 import { SessionTitle } from './session-title.ts';
 import type { TitleGenerator } from './title-job.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -101,10 +95,6 @@ export interface RuntimeSessionOptions {
   readonly checkpoints?: CheckpointStore;
 }
 
-/** Limits of a model given without a catalog (tests, a bare host). */
-const DEFAULT_CONTEXT_WINDOW = 200_000;
-const DEFAULT_OUTPUT_LIMIT = 8_192;
-
 /** What starts a turn. */
 interface TurnStart {
   readonly turnId: string;
@@ -146,7 +136,7 @@ export class RuntimeSession {
   readonly #turns = new TurnScanner();
   /** What each main-turn `model_request` extends (docs/decisions/0161). */
   readonly #requests: RequestChain;
-  readonly #features: FeatureSet;
+  readonly #features: SessionFeatures;
   #turnCount: number;
   #active: ActiveTurn | undefined;
   #closed = false;
@@ -157,26 +147,12 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
-    this.#features = new FeatureSet(options.features ?? [], {
-      sessionId: this.sessionId,
+    this.#features = new SessionFeatures({
+      ...options,
+      features: options.features ?? [],
       recovered: options.start.featureEvents ?? [],
-      emit: (type, payload, turn) =>
-        options.emitter.emit(
-          type,
-          turn?.turnId ?? null,
-          turn?.traceId ?? options.ids.newTraceId(),
-          payload,
-        ),
-      checkpoints: options.checkpoints,
-      clock: options.clock,
-      models: options.models ?? [
-        {
-          selection: { providerId: options.model.providerId, modelId: options.model.modelId },
-          contextWindow: DEFAULT_CONTEXT_WINDOW,
-          outputLimit: DEFAULT_OUTPUT_LIMIT,
-          provider: options.model,
-        },
-      ],
+      status: () => this.#status(),
+      rename: (title) => this.rename(title),
     });
     const { lastRequest } = options.start;
     this.#requests = new RequestChain(
@@ -224,7 +200,7 @@ export class RuntimeSession {
       name: 'open-turn',
       onSessionEvent: (event) => this.#turns.add(event),
     });
-    options.emitter.appender.observe((event) => this.#features.eventAppended(event));
+    options.emitter.appender.observe((event) => this.#features.set.eventAppended(event));
     // A turn is over for admission once its end is appended (issue 9: a prompt right after
     // `turn_complete` starts its own turn at once instead of queueing behind a finished one).
     options.emitter.appender.observe((event) => {
@@ -290,7 +266,7 @@ export class RuntimeSession {
   async submit(input: string, options: SubmitOptions = {}): Promise<Admission> {
     this.#assertUsable();
     const inputId = options.inputId ?? this.#o.ids.newId('in');
-    const normalised = await normaliseSubmission(input, this.#features, this.#commandContext());
+    const normalised = await this.#features.normalise(input);
     if (normalised.kind === 'command') {
       const { command, result } = normalised;
       return { ok: true, inputId, delivery: 'command', command, result };
@@ -305,37 +281,15 @@ export class RuntimeSession {
    */
   async runCommand(name: string, args: string): Promise<Readonly<Record<string, unknown>>> {
     this.#assertUsable();
-    const ctx = this.#commandContext();
-    const command = await this.#features.resolve(name, ctx);
-    if (command === undefined || command.kind !== 'direct') {
-      throw new RuntimeError('unknown_command', `no direct command /${name}`, { command: name });
-    }
-    const outcome = await command.run(args, ctx);
-    if (outcome.kind !== 'result') throw new Error(`/${name} gave a prompt`);
-    return outcome.result;
+    return this.#features.runCommand(name, args);
   }
 
   /**
    * Runs an operation a feature answers (docs/decisions/0220), with a body the host already
    * validated; `unknown_op` when no feature answers it.
    */
-  async runOperation(name: string, body: unknown): Promise<Readonly<Record<string, unknown>>> {
-    const op = this.#features.operation(name);
-    if (op === undefined)
-      throw new RuntimeError('unknown_op', `no operation ${name}`, { op: name });
-    return op(body);
-  }
-
-  /** What the session's commands and expansions may use of it (docs/decisions/0220). */
-  #commandContext(): CommandContext {
-    const ctx: CommandContext = {
-      sessionId: this.sessionId,
-      workspace: this.#o.workspace,
-      commands: () => this.#features.list(ctx),
-      status: () => this.#status(),
-      rename: (title) => this.rename(title),
-    };
-    return ctx;
+  runOperation(name: string, body: unknown): Promise<Readonly<Record<string, unknown>>> {
+    return this.#features.runOperation(name, body);
   }
 
   #status(): SessionStatus {
@@ -372,9 +326,7 @@ export class RuntimeSession {
    */
   async editInput(inputId: string, text: string): Promise<void> {
     this.#assertUsable();
-    const normalised = await normaliseSubmission(text, this.#features, this.#commandContext(), {
-      promptOnly: true,
-    });
+    const normalised = await this.#features.normalise(text, { promptOnly: true });
     if (normalised.kind === 'command') throw new Error('a direct command ran in an edit');
     await this.#inputs.edit(inputId, normalised.input.text, normalised.input.files);
   }
@@ -550,7 +502,7 @@ export class RuntimeSession {
       await this.#eviction.evictNow();
       this.#history.push({ role: 'user', content: userContent(input, files) });
       started = true;
-      await this.#features.turnStarted({
+      await this.#features.set.turnStarted({
         turnId,
         traceId,
         userMessageId,
@@ -564,15 +516,15 @@ export class RuntimeSession {
       const outcome = await runTurn(
         {
           ...this.#o,
-          model: this.#features.model()?.provider ?? this.#o.model,
-          contextWindow: this.#features.model()?.contextWindow,
+          model: this.#features.set.model()?.provider ?? this.#o.model,
+          contextWindow: this.#features.set.model()?.contextWindow,
           permissions: this.permissions,
           maxSteps: this.#o.maxSteps ?? 8,
           requests: this.#requests,
           atStepBoundary: (t, tr) => this.#inputs.drainGuided(t, tr),
-          decideTool: (tool) => this.#features.decideTool(tool),
-          beforeTool: (call) => this.#features.beforeTool(call),
-          afterTool: (call) => this.#features.afterTool(call),
+          decideTool: (tool) => this.#features.set.decideTool(tool),
+          beforeTool: (call) => this.#features.set.beforeTool(call),
+          afterTool: (call) => this.#features.set.afterTool(call),
         },
         { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
         this.#history,

@@ -1,0 +1,112 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import type { ModelProvider } from '@agentwire/model';
+import type { CatalogModel, CommandContext, SessionFeature, SessionStatus } from './feature.ts';
+import {
+  FeatureSet,
+  type NormalisedSubmission,
+  normaliseSubmission,
+} from './normalise-submission.ts';
+import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import { RuntimeError } from './runtime-error.ts';
+import type { SessionEmitter } from './session-emitter.ts';
+
+/** Limits of a model given without a catalog (tests, a bare host). */
+const DEFAULT_CONTEXT_WINDOW = 200_000;
+const DEFAULT_OUTPUT_LIMIT = 8_192;
+
+/** What a session gives its features (docs/decisions/0220). */
+export interface SessionFeaturesOptions {
+  readonly features: readonly SessionFeature[];
+  readonly emitter: SessionEmitter;
+  readonly ids: IdSource;
+  readonly clock: RuntimeClock;
+  /** The session's starting model, first in the catalog when none is given. */
+  readonly model: ModelProvider;
+  readonly models?: readonly CatalogModel[] | undefined;
+  readonly checkpoints?: CheckpointStore | undefined;
+  readonly workspace?: WorkspaceFiles | undefined;
+  /** The events the features recover from, as the loader kept them (R10.4). */
+  readonly recovered: readonly SessionEvent[];
+  /** The session as its commands see it. */
+  readonly status: () => SessionStatus;
+  readonly rename: (title: string) => Promise<void>;
+}
+
+/**
+ * One session's features, attached (docs/decisions/0220): the glue between the kernel's
+ * `RuntimeSession` and the features' hooks, so the session class stays the kernel's. It
+ * normalises submissions, runs direct commands and feature operations by name, and hands
+ * out the hooks (`set`).
+ */
+export class SessionFeatures {
+  /** The attached features, whose hooks the session calls. */
+  readonly set: FeatureSet;
+  readonly #o: SessionFeaturesOptions;
+
+  constructor(o: SessionFeaturesOptions) {
+    this.#o = o;
+    const sessionId = o.emitter.sessionId;
+    this.set = new FeatureSet(o.features, {
+      sessionId,
+      recovered: o.recovered,
+      emit: (type, payload, turn) =>
+        o.emitter.emit(type, turn?.turnId ?? null, turn?.traceId ?? o.ids.newTraceId(), payload),
+      checkpoints: o.checkpoints,
+      clock: o.clock,
+      models: o.models ?? [
+        {
+          selection: { providerId: o.model.providerId, modelId: o.model.modelId },
+          contextWindow: DEFAULT_CONTEXT_WINDOW,
+          outputLimit: DEFAULT_OUTPUT_LIMIT,
+          provider: o.model,
+        },
+      ],
+    });
+  }
+
+  /** R12.1: a submission as a command run at once or a prompt (see `normaliseSubmission`). */
+  normalise(
+    text: string,
+    options: { readonly promptOnly?: boolean } = {},
+  ): Promise<NormalisedSubmission> {
+    return normaliseSubmission(text, this.set, this.#context(), options);
+  }
+
+  /**
+   * Runs a direct command by name, as an operation does (`set_mode` is `/mode <mode>`).
+   * Returns its result; an unknown name or a template is `unknown_command`.
+   */
+  async runCommand(name: string, args: string): Promise<Readonly<Record<string, unknown>>> {
+    const ctx = this.#context();
+    const command = await this.set.resolve(name, ctx);
+    if (command === undefined || command.kind !== 'direct') {
+      throw new RuntimeError('unknown_command', `no direct command /${name}`, { command: name });
+    }
+    const outcome = await command.run(args, ctx);
+    if (outcome.kind !== 'result') throw new Error(`/${name} gave a prompt`);
+    return outcome.result;
+  }
+
+  /**
+   * Runs an operation a feature answers, with a body the host already validated;
+   * `unknown_op` when no feature answers it.
+   */
+  async runOperation(name: string, body: unknown): Promise<Readonly<Record<string, unknown>>> {
+    const op = this.set.operation(name);
+    if (op === undefined)
+      throw new RuntimeError('unknown_op', `no operation ${name}`, { op: name });
+    return op(body);
+  }
+
+  /** What the session's commands and expansions may use of it. */
+  #context(): CommandContext {
+    const ctx: CommandContext = {
+      sessionId: this.#o.emitter.sessionId,
+      workspace: this.#o.workspace,
+      commands: () => this.set.list(ctx),
+      status: this.#o.status,
+      rename: this.#o.rename,
+    };
+    return ctx;
+  }
+}
