@@ -16,7 +16,11 @@ let stack: Stack;
 
 beforeAll(async () => {
   env = await createTestEnvironment();
-  stack = await startStack(env);
+  // One CLI process per step: under CI load a test's steps take longer than the stack's
+  // default 20 s permission timeout, and its last step answers the permission.
+  stack = await startStack(env, {
+    serviceEnv: { runtime: { AW_PERMISSION_TIMEOUT_MS: '120000' } },
+  });
 });
 
 afterAll(async () => {

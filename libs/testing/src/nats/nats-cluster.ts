@@ -82,7 +82,7 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
       await nc.close();
     }
   };
-  const placement = (stream: string): Promise<StreamPlacement> =>
+  const placementOnce = (stream: string): Promise<StreamPlacement> =>
     withJsm(async (jsm) => {
       const info = (await jsm.streams.info(stream)).cluster;
       const byName = (n: string | undefined) => nodes.find((node) => node.serverName === n);
@@ -95,12 +95,24 @@ export async function startNatsCluster(options: NatsClusterOptions = {}): Promis
     name,
     nodes,
     urls,
-    placement,
+    placement: async (stream) => {
+      // Right after a node dies the JetStream API may not answer until the cluster has
+      // elected its meta leader again (seconds): ask again until it does, within a bound.
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        try {
+          return await placementOnce(stream);
+        } catch (err) {
+          if (Date.now() > deadline) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    },
     async waitForStream(stream, timeoutMs = 30_000) {
       let last: StreamPlacement | undefined;
       await waitUntil(
         async () => {
-          last = await placement(stream).catch(() => undefined);
+          last = await placementOnce(stream).catch(() => undefined);
           return Boolean(last?.leader) && (last?.replicas ?? []).every((r) => r.current);
         },
         { timeoutMs, intervalMs: 200, what: `stream ${stream} led with every replica current` },
