@@ -85,6 +85,38 @@ describe('session modes (R16.2)', () => {
     await follow.stop();
   });
 
+  it("plan mode's exit_plan_mode: an approved plan moves the session to build, where the write asks", async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const follow = client.follow(sid, 0, { answer: 'allow' });
+    expect(await client.op(sid, 'set_mode', { mode: 'plan' })).toMatchObject({ ok: true });
+    const turn = await client.runTurn(sid, '[scenario:plan_approval] plan, then build', follow);
+    expect(turn).toMatchObject({ ok: true, status: 'complete' });
+    const turnId = String(turn.ok ? turn.turnId : '');
+    const asked = follow.events.filter(
+      (e) => e.type === 'permission_requested' && e.turnId === turnId,
+    );
+    expect(asked.map((e) => (e.payload as { toolName: string }).toolName)).toEqual([
+      'exit_plan_mode',
+      'write_file',
+    ]);
+    const changes = follow.events.filter((e) => e.type === 'session_mode_changed');
+    expect(changes.map((e) => e.payload)).toEqual([
+      { mode: 'plan', previousMode: 'build', source: 'command' },
+      { mode: 'build', previousMode: 'plan', source: 'tool' },
+    ]);
+    expect(writeOutcome(follow.events, turnId)).toBe('asked');
+    await waitUntil(
+      async () => {
+        const p = await client.request(stack.names.projectionGet, { sessionId: sid });
+        return p.ok && (p.projection as { mode?: string } | undefined)?.mode === 'build';
+      },
+      { what: 'build mode in the projection' },
+    );
+    await follow.stop();
+  });
+
   it("the mode survives its owner's SIGKILL: the next owner recovers it from the stream", async () => {
     const opened = await client.open();
     if (!opened.ok) throw new Error(opened.error.message);

@@ -146,6 +146,34 @@ export const SCRIPTED_SCENARIOS = {
       },
     ],
   },
+  /**
+   * Plan mode's way out (docs/decisions/0227): the model presents a plan with
+   * `exit_plan_mode`, then writes the file the plan names, then ends.
+   */
+  plan_approval: {
+    steps: [
+      {
+        items: [
+          { type: 'text', text: 'I have a plan.' },
+          {
+            type: 'tool-call',
+            toolName: 'exit_plan_mode',
+            input: { plan: '1. Write notes.txt with a greeting.' },
+          },
+        ],
+      },
+      {
+        items: [
+          {
+            type: 'tool-call',
+            toolName: 'write_file',
+            input: { path: 'notes.txt', content: TWO_TOOLS_WRITTEN },
+          },
+        ],
+      },
+      { items: [{ type: 'text', text: 'Done: wrote notes.txt.' }] },
+    ],
+  },
   run_command: {
     steps: [
       {

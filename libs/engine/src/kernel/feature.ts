@@ -109,6 +109,12 @@ export interface FeatureHooks {
   /** Slash commands bound to this session's state (e.g. `/mode`). */
   readonly commands?: readonly SlashCommand[];
   /**
+   * Tools it offers the model besides the host's, asked at each turn's start: the turn
+   * offers and runs exactly those (plan mode's `exit_plan_mode`, 0227). A name the host
+   * or another feature already offers is an error.
+   */
+  tools?(): readonly ToolDefinition[];
+  /**
    * Decides a tool call before it runs; undefined leaves it to the next feature, and
    * finally to the tool's own `needsPermission`.
    */

@@ -65,6 +65,22 @@ export class FeatureSet {
     return undefined;
   }
 
+  /**
+   * The tools a turn offers: the host's, then each feature's of the moment. A name offered
+   * twice is a programming error of the host's configuration, thrown.
+   */
+  tools(host: ReadonlyMap<string, ToolDefinition>): ReadonlyMap<string, ToolDefinition> {
+    let merged: Map<string, ToolDefinition> | undefined;
+    for (const hooks of this.#hooks) {
+      for (const tool of hooks.tools?.() ?? []) {
+        merged ??= new Map(host);
+        if (merged.has(tool.name)) throw new Error(`tool ${tool.name} is offered twice`);
+        merged.set(tool.name, tool);
+      }
+    }
+    return merged ?? host;
+  }
+
   /** Tells every feature an appended event. */
   eventAppended(event: SessionEvent): void {
     for (const hooks of this.#hooks) hooks.onEvent?.(event);

@@ -516,6 +516,7 @@ export class RuntimeSession {
       const outcome = await runTurn(
         {
           ...this.#o,
+          tools: this.#features.set.tools(this.#o.tools),
           model: this.#features.set.model()?.provider ?? this.#o.model,
           contextWindow: this.#features.set.model()?.contextWindow,
           permissions: this.permissions,

@@ -37,6 +37,8 @@ export interface ToolDefinition {
    * The session mode decides on it (docs/decisions/0223).
    */
   readonly effect: 'read' | 'write' | 'execute';
+  /** What its permission request asks the user, when not that it changes the workspace. */
+  readonly askReason?: (input: unknown) => string;
   /** Validates `input` and runs; throws {@link ToolError} for expected failures. */
   run(input: unknown, signal: AbortSignal): Promise<ToolOutput>;
 }

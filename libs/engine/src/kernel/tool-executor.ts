@@ -254,7 +254,7 @@ async function askPermission(
     toolCallId,
     toolName: p.name,
     riskLevel: tool.riskLevel,
-    reason: `${p.name} changes the workspace`,
+    reason: tool.askReason?.(p.input) ?? `${p.name} changes the workspace`,
     input: p.input,
     requestId,
   });

@@ -7,7 +7,7 @@ import type {
   ToolDecision,
 } from '../../kernel/feature.ts';
 import { RuntimeError } from '../../kernel/runtime-error.ts';
-import type { ToolDefinition } from '../../kernel/tool-definition.ts';
+import { type ToolDefinition, ToolError, type ToolOutput } from '../../kernel/tool-definition.ts';
 
 const RUN: ToolDecision = { kind: 'run' };
 const ASK: ToolDecision = { kind: 'ask' };
@@ -44,6 +44,30 @@ const SUMMARIES: { readonly [M in SessionMode]: string } = {
   yolo: 'nothing asks',
   auto: 'asks only for high-risk tools',
 };
+
+/** The tool plan mode offers the model to leave it (docs/decisions/0227). */
+const EXIT_PLAN_MODE = 'exit_plan_mode';
+/** Longest plan the tool takes, in characters: the user reads it in a permission request. */
+const MAX_PLAN_CHARS = 20_000;
+
+function planOf(input: unknown): string {
+  const plan = (input as { plan?: unknown } | null)?.plan;
+  if (typeof plan !== 'string' || plan.trim() === '') {
+    throw new ToolError('invalid_input', `${EXIT_PLAN_MODE} needs a non-empty string plan`);
+  }
+  if (plan.length > MAX_PLAN_CHARS) {
+    throw new ToolError(
+      'invalid_input',
+      `${EXIT_PLAN_MODE}: the plan has ${plan.length} characters, more than ${MAX_PLAN_CHARS}`,
+    );
+  }
+  return plan;
+}
+
+function textOutput(content: string): ToolOutput {
+  const bytes = new TextEncoder().encode(content).length;
+  return { content, truncated: false, originalBytes: bytes, returnedBytes: bytes };
+}
 
 /** The last mode the stream states (R10.4), else a new session's `build` (R16.3). */
 function recoveredMode(ctx: FeatureContext): SessionMode {
@@ -82,10 +106,56 @@ function attach(ctx: FeatureContext): FeatureHooks {
       return { kind: 'result', result: { mode, previousMode, changed: true } };
     },
   };
-  return { commands: [command], decideTool: (tool) => MODE_POLICY[mode](tool) };
+  // Plan mode's way out (0227): the model presents its plan, the user approves it by
+  // answering the permission request that shows it, and the session goes to build mode.
+  const exitPlanMode: ToolDefinition = {
+    name: EXIT_PLAN_MODE,
+    description:
+      'Plan mode only: present your finished plan to the user for approval. When the user ' +
+      'approves, the session leaves plan mode for build mode and you may carry the plan out ' +
+      '(changes still ask first); when the user declines, stay in plan mode and revise it.',
+    inputSchema: {
+      type: 'object',
+      properties: { plan: { type: 'string', description: 'The plan, in Markdown.' } },
+      required: ['plan'],
+    },
+    needsPermission: true,
+    riskLevel: 'low',
+    readOnly: true,
+    effect: 'read',
+    askReason: (input) => {
+      const plan = (input as { plan?: unknown } | null)?.plan;
+      return typeof plan === 'string'
+        ? `approve this plan to leave plan mode for build mode:\n${plan}`
+        : 'approve a plan to leave plan mode for build mode';
+    },
+    async run(input) {
+      planOf(input);
+      // The mode may have changed since the turn offered the tool (a `/mode` meanwhile).
+      if (mode !== 'plan') {
+        throw new ToolError('not_in_plan_mode', `the session is in ${mode} mode, not plan mode`);
+      }
+      const previousMode = mode;
+      mode = 'build';
+      await ctx.emit('session_mode_changed', { mode, previousMode, source: 'tool' });
+      return textOutput(
+        'The user approved the plan. The session is now in build mode: carry the plan out; ' +
+          'tools that change files or run programs ask the user first.',
+      );
+    },
+  };
+  return {
+    commands: [command],
+    tools: () => (mode === 'plan' ? [exitPlanMode] : []),
+    // Approving the plan is the user's: the tool always asks, whatever reading may do.
+    decideTool: (tool) => (tool === exitPlanMode ? ASK : MODE_POLICY[mode](tool)),
+  };
 }
 
-/** Session modes: `/mode`, `session_mode_changed`, and the tool policy of each (R16.2). */
+/**
+ * Session modes: `/mode`, `session_mode_changed`, the tool policy of each (R16.2), and plan
+ * mode's `exit_plan_mode` tool.
+ */
 export const modes: SessionFeature = {
   name: 'modes',
   recoversFrom: ['session_mode_changed'],

@@ -109,6 +109,109 @@ describe('/mode and set_mode', () => {
     await command.done;
   });
 
+  it("plan mode's exit_plan_mode asks with the plan; approved, the session builds and the write asks", async () => {
+    const { session, events, asked } = harness();
+    await session.runCommand('mode', 'plan');
+    const turn = await session.submit('[scenario:plan_approval] plan it');
+    if (!turn.ok || !('done' in turn)) throw new Error('not started');
+    for (const n of [1, 2]) {
+      await waitUntil(() => asked().length === n, { timeoutMs: 2_000, intervalMs: 2 });
+      const [requestId = ''] = session.permissions.pendingRequestIds();
+      session.answerPermission(requestId, { decision: 'allow' });
+    }
+    await turn.done;
+    expect(asked().map((e) => e.payload)).toMatchObject([
+      {
+        toolName: 'exit_plan_mode',
+        input: { plan: '1. Write notes.txt with a greeting.' },
+        reason:
+          'approve this plan to leave plan mode for build mode:\n1. Write notes.txt with a greeting.',
+      },
+      { toolName: 'write_file' },
+    ]);
+    expect(events.filter((e) => e.type === 'session_mode_changed').map((e) => e.payload)).toEqual([
+      { mode: 'plan', previousMode: 'build', source: 'command' },
+      { mode: 'build', previousMode: 'plan', source: 'tool' },
+    ]);
+    const results = events.filter((e) => e.type === 'tool_call_result');
+    expect(results.map((e) => e.payload.toolName)).toEqual(['exit_plan_mode', 'write_file']);
+    expect(await session.submit('/mode')).toMatchObject({ result: { mode: 'build' } });
+  });
+
+  it('a declined plan keeps plan mode, and the write after it is refused without asking', async () => {
+    const { session, events, asked } = harness();
+    await session.runCommand('mode', 'plan');
+    const turn = await session.submit('[scenario:plan_approval] plan it');
+    if (!turn.ok || !('done' in turn)) throw new Error('not started');
+    await waitUntil(() => asked().length === 1, { timeoutMs: 2_000, intervalMs: 2 });
+    const [requestId = ''] = session.permissions.pendingRequestIds();
+    session.answerPermission(requestId, { decision: 'deny' });
+    await turn.done;
+    expect(asked()).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'session_mode_changed')).toHaveLength(1);
+    const errors = events.filter((e) => e.type === 'tool_call_error').map((e) => e.payload);
+    expect(errors).toMatchObject([
+      { toolName: 'exit_plan_mode' },
+      { toolName: 'write_file', error: { code: 'not_allowed_in_mode' } },
+    ]);
+    expect(await session.submit('/mode')).toMatchObject({ result: { mode: 'plan' } });
+  });
+
+  it('outside plan mode the turn does not offer exit_plan_mode: a call to it is an unknown tool', async () => {
+    const { session, events } = harness();
+    const turn = await session.submit('[scenario:plan_approval] no plan mode');
+    if (!turn.ok || !('done' in turn)) throw new Error('not started');
+    const pending = turn.done;
+    await waitUntil(() => session.permissions.pendingRequestIds().length === 1, {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    const [requestId = ''] = session.permissions.pendingRequestIds();
+    session.answerPermission(requestId, { decision: 'allow' });
+    await pending;
+    const errors = events.filter((e) => e.type === 'tool_call_error').map((e) => e.payload);
+    expect(errors).toMatchObject([{ toolName: 'exit_plan_mode', error: { code: 'unknown_tool' } }]);
+    expect(events.filter((e) => e.type === 'session_mode_changed')).toEqual([]);
+  });
+
+  it('refuses an empty or oversized plan with a typed tool error, and the mode stays plan', async () => {
+    const emitted: string[] = [];
+    const recovered = [
+      {
+        type: 'session_mode_changed',
+        payload: { mode: 'plan', previousMode: 'build', source: 'command' },
+      } as unknown as SessionEvent,
+    ];
+    const hooks = modes.attach?.({
+      sessionId: 's1',
+      recovered,
+      emit: async (type) => {
+        emitted.push(type);
+        return {} as never;
+      },
+      models: [],
+      checkpoints: undefined,
+      clock: { now: () => 0 },
+    });
+    const [exit] = hooks?.tools?.() ?? [];
+    if (exit === undefined) throw new Error('plan mode offers no exit_plan_mode');
+    const signal = new AbortController().signal;
+    for (const input of [
+      { plan: '' },
+      { plan: '   ' },
+      { plan: 7 },
+      null,
+      { plan: 'x'.repeat(20_001) },
+    ]) {
+      await expect(exit.run(input, signal), JSON.stringify(input)).rejects.toMatchObject({
+        name: 'ToolError',
+        code: 'invalid_input',
+      });
+    }
+    expect(emitted).toEqual([]);
+    expect(hooks?.tools?.()).toEqual([exit]);
+  });
+
   it('declares the event it recovers from', () => {
     expect(modes.recoversFrom).toEqual(['session_mode_changed']);
   });
