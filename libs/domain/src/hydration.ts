@@ -8,6 +8,7 @@ import {
   type Part,
   type SessionEvent,
   type SessionProjection,
+  type TitleSource,
   type ToolPart,
   type UserMessage,
 } from '@agentwire/contracts';
@@ -24,6 +25,16 @@ export interface TranscriptEntry {
 export interface HydrationOptions {
   /** Trace id stamped on every event (a W3C trace id; cold recovery passes its own). */
   readonly traceId: string;
+  /**
+   * The session's row, when known: the replay then opens with `session_created`
+   * (`recovered: true`, R4.3) and, for a titled session, `session_title_updated` with the
+   * row's title and source.
+   */
+  readonly session?: {
+    readonly createdAt: number;
+    readonly title: string | null;
+    readonly titleSource: TitleSource | null;
+  };
 }
 
 const TOKEN = /[^A-Za-z0-9_-]/g;
@@ -99,6 +110,20 @@ export function hydrateTranscript(
   let turn: OpenTurn | undefined;
   let turnNumber = 0;
   const ordered = [...transcript].sort((a, b) => a.message.time.created - b.message.time.created);
+  const row = options.session;
+  if (row !== undefined) {
+    emit('session_created', null, row.createdAt, {
+      recovered: true,
+      ...(row.title === null ? {} : { title: row.title }),
+    });
+    if (row.title !== null) {
+      emit('session_title_updated', null, row.createdAt, {
+        title: row.title,
+        previousTitle: null,
+        source: row.titleSource ?? 'default',
+      });
+    }
+  }
   for (const { message, parts } of ordered) {
     if (message.role === 'user') {
       if (turn !== undefined && turnIdOf(message) === turn.turnId) continue;

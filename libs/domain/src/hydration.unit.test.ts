@@ -377,4 +377,31 @@ describe('hydrateTranscript (R10.4)', () => {
       transcriptView(rebuildProjection('s1', events)),
     );
   });
+
+  it('given the session row, opens with session_created (recovered, R4.3) and the row title', () => {
+    const step = { fails: false, endsBy: 'none', during: 'stream', tools: [] } as const;
+    const { transcript } = play('s1', [[{ ...step, input: 10, output: 2 }]]);
+    const session = { createdAt: 5, title: 'Mine', titleSource: 'custom' } as const;
+    const hydrated = hydrateTranscript('s1', transcript, { traceId: SAMPLE_TRACE_ID, session });
+    expect(hydrated.slice(0, 3).map((e) => [e.type, e.sequenceNumber, e.payload])).toEqual([
+      ['session_created', 1, { recovered: true, title: 'Mine' }],
+      ['session_title_updated', 2, { title: 'Mine', previousTitle: null, source: 'custom' }],
+      ['turn_started', 3, expect.objectContaining({ turnNumber: 1 })],
+    ]);
+    for (const e of hydrated) expect(parseSessionEvent(e).ok, e.type).toBe(true);
+    const projection = rebuildProjection('s1', hydrated);
+    expect([projection.title, projection.titleSource, projection.turnCount]).toEqual([
+      'Mine',
+      'custom',
+      1,
+    ]);
+    const untitled = hydrateTranscript('s1', transcript, {
+      traceId: SAMPLE_TRACE_ID,
+      session: { ...session, title: null, titleSource: null },
+    });
+    expect(untitled.filter((e) => e.sequenceNumber <= 2).map((e) => e.type)).toEqual([
+      'session_created',
+      'turn_started',
+    ]);
+  });
 });

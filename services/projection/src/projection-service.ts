@@ -17,6 +17,7 @@ import { registerProjectionRoutes } from './projection-routes.ts';
 import { ReadCoalescer } from './read-coalescer.ts';
 import { rebuildFromStream } from './rebuild-from-stream.ts';
 import { RebuildJobs } from './rebuild-jobs.ts';
+import { readPersistedSession, recoverFromTranscript } from './recover-from-transcript.ts';
 import { SessionRouter } from './session-router.ts';
 import { WriteCoalescer } from './write-coalescer.ts';
 
@@ -142,6 +143,24 @@ export async function startProjectionService(
         batchSessions: config.AW_PROJECTION_REBUILD_BATCH_SESSIONS,
         ...(sessionId === undefined ? {} : { sessionId }),
         onProgress,
+        // R10.4: a session whose start aged out of the stream comes back from its transcript.
+        recover: async (sid, retained) => {
+          const persisted = await readPersistedSession(db, sid);
+          const traceId = randomUUID().replaceAll('-', '');
+          const found = recoverFromTranscript(sid, persisted, retained, traceId);
+          if ('refused' in found) {
+            logger.warn(
+              { sessionId: sid, reason: found.refused },
+              'rebuild: a session whose first events aged out stays incomplete',
+            );
+            return undefined;
+          }
+          logger.info(
+            { sessionId: sid, lastSequence: found.lastSequence },
+            'rebuild: recovered a session from its transcript (R10.4)',
+          );
+          return found;
+        },
         onWritten: (sid, last) => {
           applier.invalidate(sid);
           bus.nc.publish(n.projectionApplied(sid), String(last));

@@ -21,12 +21,26 @@ export interface RebuildOptions<P> {
   readonly onWritten?: (sessionId: string, lastSequence: number) => void;
   /** Catch-up passes before a session that live traffic keeps ahead is given up. */
   readonly maxPasses?: number;
+  /**
+   * R10.4: the projection of a session whose first events aged out of the stream, from its
+   * persisted transcript, given the events the stream still holds; undefined leaves it
+   * incomplete. Asked only for a session with no stored projection.
+   */
+  readonly recover?: (
+    sessionId: string,
+    retained: readonly SessionEvent[],
+  ) => Promise<{ readonly projection: P; readonly lastSequence: number } | undefined>;
 }
 
 /** What a rebuild did, beyond {@link RebuildProgress}. */
 export interface RebuildResult extends RebuildProgress {
-  /** Sessions whose events in the stream do not start at their first event (aged out). */
+  /**
+   * Sessions whose events in the stream do not start at their first event (aged out), and
+   * that neither had a stored projection nor could be recovered from their transcript.
+   */
   readonly sessionsIncomplete: readonly string[];
+  /** Sessions of that kind recovered from their transcript instead (R10.4). */
+  readonly sessionsRecovered: readonly string[];
   /** Refused events (schema or headers); the same ones the live path dead-letters. */
   readonly eventsRefused: number;
 }
@@ -35,6 +49,8 @@ interface Accumulator<P> {
   readonly queue: SessionQueue<SessionEvent>;
   projection: P | undefined;
   last: number;
+  /** Every event read while nothing could be applied (the session's start is not there). */
+  readonly retained: SessionEvent[];
 }
 
 /**
@@ -65,8 +81,10 @@ export async function rebuildFromStream<P>(options: RebuildOptions<P>): Promise<
   };
   await pass();
   const pending = new Set([...sessions].filter(([, a]) => a.last > 0).map(([id]) => id));
-  const incomplete = [...sessions].filter(([, a]) => a.last === 0).map(([id]) => id);
+  const aged = [...sessions].filter(([, a]) => a.last === 0).map(([id]) => id);
   progress.sessionsTotal = sessions.size;
+  const recovered = await recoverAged(options, sessions, aged, progress);
+  const incomplete = aged.filter((id) => !recovered.has(id));
   for (let attempt = 0; pending.size > 0 && attempt < (options.maxPasses ?? 20); attempt++) {
     if (attempt > 0) await pass();
     const ids = [...pending];
@@ -101,7 +119,43 @@ export async function rebuildFromStream<P>(options: RebuildOptions<P>): Promise<
     );
   }
   report();
-  return { ...progress, sessionsTotal: sessions.size, sessionsIncomplete: incomplete };
+  return {
+    ...progress,
+    sessionsTotal: sessions.size,
+    sessionsIncomplete: incomplete,
+    sessionsRecovered: [...recovered],
+  };
+}
+
+/** Stores the transcript's projection of each aged-out session that has none (R10.4). */
+async function recoverAged<P>(
+  options: RebuildOptions<P>,
+  sessions: ReadonlyMap<string, Accumulator<P>>,
+  aged: readonly string[],
+  progress: { sessionsWritten: number },
+): Promise<Set<string>> {
+  const recovered = new Set<string>();
+  const { recover } = options;
+  if (recover === undefined) return recovered;
+  for (let i = 0; i < aged.length; i += options.batchSessions) {
+    const batch = aged.slice(i, i + options.batchSessions);
+    const rows = await options.store.getMany(batch);
+    const writes: CasWrite[] = [];
+    for (const id of batch) {
+      if (rows.has(id)) continue;
+      const found = await recover(id, sessions.get(id)?.retained ?? []);
+      if (found === undefined) continue;
+      writes.push({ sessionId: id, expected: 0, ...found });
+    }
+    const written = await options.store.compareAndSet(writes);
+    for (const w of writes) {
+      if (!written.has(w.sessionId)) continue;
+      recovered.add(w.sessionId);
+      progress.sessionsWritten += 1;
+      options.onWritten?.(w.sessionId, w.lastSequence);
+    }
+  }
+  return recovered;
 }
 
 /** Reads `filter` from `fromSeq` to the stream's current end; returns the next stream sequence. */
@@ -158,9 +212,10 @@ function apply<P>(
 ): void {
   let acc = sessions.get(event.sessionId);
   if (acc === undefined) {
-    acc = { queue: new SessionQueue<SessionEvent>(), projection: undefined, last: 0 };
+    acc = { queue: new SessionQueue<SessionEvent>(), projection: undefined, last: 0, retained: [] };
     sessions.set(event.sessionId, acc);
   }
+  if (acc.last === 0 && prev !== 0) acc.retained.push(event);
   if (event.sequenceNumber <= acc.last) return;
   if (prev === acc.last && acc.queue.size === 0) {
     acc.projection = reduce(acc.projection, event);
