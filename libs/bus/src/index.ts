@@ -26,6 +26,7 @@ export {
   type RuntimeFailureCode,
   type RuntimeResult,
 } from './runtime-client.ts';
+export { type RequestServer, serveRequests } from './serve-requests.ts';
 export { readSessionTip, SessionFence } from './session-fence.ts';
 export {
   highestNumberOn,

@@ -12,3 +12,4 @@ export { buildServiceApp, listenServiceApp, type Readiness } from './build-servi
 export { loadConfig } from './load-config.ts';
 export { runServiceMain } from './run-service-main.ts';
 export type { ServiceLogger } from './service-logger.ts';
+export { type RequestServiceBase, startRequestService } from './start-request-service.ts';

@@ -18,7 +18,7 @@ import {
   upsertPartsSql,
   writeTogether,
 } from './batch-writes.ts';
-import { type DurableEvent, ledgerCloseForDiscard } from './durable-events.ts';
+import { admissionOf, type DurableEvent, ledgerCloseForDiscard } from './durable-events.ts';
 import { keyedEntryId } from './entries-repository.ts';
 import { goalVerificationDivider } from './goal-verification-divider.ts';
 import { ledgerKey } from './ledger-repository.ts';
@@ -61,19 +61,9 @@ function collect(rows: EventRows, e: DurableEvent): void {
     case 'user_input_auto_resolution_updated':
       rows.keyed.push(entry(e, 'runtime/user_input_auto_resolution', e.payload.interactionId));
       break;
-    case 'turn_steer_queued': {
-      const { input, attachments, delivery, pendingInputId } = e.payload;
-      rows.admits.push({
-        id: pendingInputId,
-        sessionId: e.sessionId,
-        kind: 'prompt',
-        delivery,
-        payload: attachments === undefined ? { text: input } : { text: input, attachments },
-        sequence: e.sequenceNumber,
-        at: e.timestamp,
-      });
+    case 'turn_steer_queued':
+      rows.admits.push(admissionOf(e));
       break;
-    }
     case 'turn_steer_delivery_changed':
       rows.changes.push({
         id: e.payload.pendingInputId,

@@ -37,6 +37,20 @@ export interface DurableWriteOutcome {
   readonly applied: boolean;
 }
 
+/** The ledger row a `turn_steer_queued` admits (R14.1), for both write paths. */
+export function admissionOf(e: SessionEventOf<'turn_steer_queued'>) {
+  const { input, attachments, delivery, pendingInputId } = e.payload;
+  return {
+    id: pendingInputId,
+    sessionId: e.sessionId,
+    kind: 'prompt',
+    delivery,
+    payload: attachments === undefined ? { text: input } : { text: input, attachments },
+    sequence: e.sequenceNumber,
+    at: e.timestamp,
+  };
+}
+
 /**
  * The ledger close for a `turn_steer_discarded` reason (R6, R14.2, R14.4), by the domain's
  * one mapping (`ledgerOperationOfDiscard`) and state machine; `undefined` for `promoted`
@@ -84,16 +98,7 @@ const HANDLERS: { readonly [K in DurableEventType]: Handler<K> } = {
     return { applied: written };
   },
   turn_steer_queued: async (trx, e) => {
-    const { input, attachments, delivery, pendingInputId } = e.payload;
-    await admitInput(trx, {
-      id: pendingInputId,
-      sessionId: e.sessionId,
-      kind: 'prompt',
-      delivery,
-      payload: attachments === undefined ? { text: input } : { text: input, attachments },
-      sequence: e.sequenceNumber,
-      at: e.timestamp,
-    });
+    await admitInput(trx, admissionOf(e));
     return { applied: true };
   },
   turn_steer_delivery_changed: async (trx, e) => {

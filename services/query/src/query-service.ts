@@ -1,11 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { type BusConnection, connectBus, lastMessageOn, sequenceOf } from '@agentwire/bus';
+import { lastMessageOn, type RequestServer, sequenceOf, serveRequests } from '@agentwire/bus';
 import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
-import { buildServiceApp, listenServiceApp } from '@agentwire/service';
-import { createDatabase, isReachable, migrate } from '@agentwire/store';
+import { startRequestService } from '@agentwire/service';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import { answerQuery, type QueryDeps, type QueryReply } from './answer-query.ts';
 import type { QueryConfig } from './config.ts';
@@ -109,43 +108,20 @@ export async function startQueryService(
   const logger = deps.logger ?? noopLogger;
   const instanceId = config.AW_INSTANCE_ID ?? `${QUERY_SERVICE}-${process.pid}`;
   const n = names(config.AW_PREFIX);
-  const inFlight = new Set<Promise<void>>();
+  let server: RequestServer | undefined;
   const state = { requests: 'stopped' };
   let answered = 0;
-  const metrics = createQueryMetrics(QUERY_SERVICE, () => inFlight.size);
-  const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
-  const app = buildServiceApp({
+  const metrics = createQueryMetrics(QUERY_SERVICE, () => server?.inFlight() ?? 0);
+  const base = await startRequestService({
     name: QUERY_SERVICE,
-    // 503 while NATS or Postgres is unreachable, not only before the start.
-    readiness: async () => {
-      const nats = live.bus?.connected === true;
-      const postgres = live.db !== undefined && (await isReachable(live.db));
-      const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
-      return { ok: state.requests === 'serving' && nats && postgres, detail };
-    },
+    instanceId,
+    config,
+    logger,
     metricsText: () => metrics.registry.render(),
-    logger,
+    state: () => state,
+    serving: () => state.requests === 'serving',
   });
-  const port = await listenServiceApp(app, {
-    name: QUERY_SERVICE,
-    port: config.HTTP_PORT,
-    host: config.HTTP_HOST,
-    logger,
-  });
-  const db = createDatabase(config.DATABASE_URL, {
-    poolSize: config.AW_PG_POOL_SIZE,
-    applicationName: instanceId,
-  });
-  const bus = await connectBus({
-    servers: config.NATS_URL,
-    auth: config,
-    name: instanceId,
-    logger,
-    noAsyncTraces: true,
-  });
-  live.bus = bus;
-  live.db = db;
-  await migrate(db);
+  const { app, port, bus, db } = base;
   const queryDeps: QueryDeps = {
     db,
     sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
@@ -172,22 +148,15 @@ export async function startQueryService(
     if (msg.reply === undefined || msg.reply === '') return;
     msg.respond(JSON.stringify(reply));
   };
-  const subscription: Subscription = bus.nc.subscribe(n.allQueriesFilter, {
+  server = serveRequests(bus.nc, {
+    subject: n.allQueriesFilter,
     queue: QUERY_QUEUE_GROUP,
-    callback: (error, msg) => {
-      if (error !== null) {
-        logger.error({ err: error }, 'query subscription error');
-        return;
-      }
-      const task = handle(msg).catch((err: unknown) => {
-        logger.error({ err }, 'query request failed unexpectedly');
-      });
-      inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
-    },
+    what: 'query',
+    logger,
+    handle,
   });
   state.requests = 'serving';
-  logger.info({ instanceId, subject: subscription.getSubject() }, 'query serving');
+  logger.info({ instanceId, subject: server.subject }, 'query serving');
   return {
     instanceId,
     port,
@@ -196,12 +165,9 @@ export async function startQueryService(
     answered: () => answered,
     async stop() {
       state.requests = 'draining';
-      await subscription.drain();
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await server?.drain();
       state.requests = 'stopped';
-      await bus.close();
-      await db.destroy();
-      await app.close();
+      await base.close();
       await metrics.registry.shutdown();
     },
   };

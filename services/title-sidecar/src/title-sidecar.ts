@@ -1,10 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type RequestServer, serveRequests } from '@agentwire/bus';
 import { names, TITLE_QUEUE_GROUP, type TitleReply } from '@agentwire/contracts';
-import { buildServiceApp, listenServiceApp } from '@agentwire/service';
-import { createDatabase, isReachable, migrate } from '@agentwire/store';
+import { startRequestService } from '@agentwire/service';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import type { Msg } from '@nats-io/transport-node';
 import { type Tracer, trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
 import type { TitleSidecarConfig } from './config.ts';
@@ -55,45 +54,20 @@ export async function startTitleSidecar(
   const logger = deps.logger ?? noopLogger;
   const tracer = deps.tracer ?? trace.getTracer(TITLE_SIDECAR);
   const instanceId = config.AW_INSTANCE_ID ?? `${TITLE_SIDECAR}-${process.pid}`;
-  const inFlight = new Set<Promise<void>>();
-  const state = { nats: 'connecting', postgres: 'connecting', requests: 'stopped' };
+  let server: RequestServer | undefined;
+  const state = { requests: 'stopped' };
   let answered = 0;
-  const metrics = createTitleMetrics(TITLE_SIDECAR, () => inFlight.size);
-  const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
-  const app = buildServiceApp({
+  const metrics = createTitleMetrics(TITLE_SIDECAR, () => server?.inFlight() ?? 0);
+  const base = await startRequestService({
     name: TITLE_SIDECAR,
-    // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
-    readiness: async () => {
-      const nats = live.bus?.connected === true;
-      const postgres = live.db !== undefined && (await isReachable(live.db));
-      const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
-      return { ok: state.requests === 'serving' && nats && postgres, detail };
-    },
+    instanceId,
+    config,
+    logger,
     metricsText: () => metrics.registry.render(),
-    logger,
+    state: () => state,
+    serving: () => state.requests === 'serving',
   });
-  const port = await listenServiceApp(app, {
-    name: TITLE_SIDECAR,
-    port: config.HTTP_PORT,
-    host: config.HTTP_HOST,
-    logger,
-  });
-  const db = createDatabase(config.DATABASE_URL, {
-    poolSize: config.AW_PG_POOL_SIZE,
-    applicationName: instanceId,
-  });
-  const bus = await connectBus({
-    servers: config.NATS_URL,
-    auth: config,
-    name: instanceId,
-    logger,
-    noAsyncTraces: true,
-  });
-  live.bus = bus;
-  live.db = db;
-  state.nats = 'connected';
-  await migrate(db);
-  state.postgres = 'migrated';
+  const { app, port, bus, db } = base;
   const generateDeps = {
     models: deps.models ?? createTitleModels(config),
     store: pgTitleStore(db),
@@ -119,38 +93,27 @@ export async function startTitleSidecar(
     }
     msg.respond(JSON.stringify(reply));
   };
-  const subscription: Subscription = bus.nc.subscribe(names(config.AW_PREFIX).titlesGenerate, {
+  server = serveRequests(bus.nc, {
+    subject: names(config.AW_PREFIX).titlesGenerate,
     queue: TITLE_QUEUE_GROUP,
-    callback: (error, msg) => {
-      if (error !== null) {
-        logger.error({ err: error }, 'title subscription error');
-        return;
-      }
-      const task = handle(msg).catch((err: unknown) => {
-        logger.error({ err }, 'title request failed unexpectedly');
-      });
-      inFlight.add(task);
-      void task.finally(() => inFlight.delete(task));
-    },
+    what: 'title',
+    logger,
+    handle,
   });
   state.requests = 'serving';
-  logger.info({ instanceId, subject: subscription.getSubject() }, 'title sidecar serving');
+  logger.info({ instanceId, subject: server.subject }, 'title sidecar serving');
   return {
     instanceId,
     port,
     app,
     metrics,
-    inFlight: () => inFlight.size,
+    inFlight: () => server?.inFlight() ?? 0,
     answered: () => answered,
     async stop() {
       state.requests = 'draining';
-      await subscription.drain();
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      await server?.drain();
       state.requests = 'stopped';
-      await bus.close();
-      state.nats = 'closed';
-      await db.destroy();
-      await app.close();
+      await base.close();
       await metrics.registry.shutdown();
     },
   };
