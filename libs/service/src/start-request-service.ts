@@ -1,9 +1,12 @@
-import { type BusConnection, connectBus } from '@agentwire/bus';
+import { type BusConnection, connectBus, serveRequests } from '@agentwire/bus';
 import { createDatabase, isReachable, migrate } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
+import type { Msg } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
 import type { BaseServiceConfig, DatabaseConfig } from './base-service-config.ts';
 import { buildServiceApp, listenServiceApp } from './build-service-app.ts';
+
+type Db = ReturnType<typeof createDatabase>;
 
 /** Options of {@link startRequestService}. */
 export interface RequestServiceOptions {
@@ -12,40 +15,48 @@ export interface RequestServiceOptions {
   readonly config: BaseServiceConfig & DatabaseConfig & { readonly AW_PG_POOL_SIZE: number };
   readonly logger: Logger;
   readonly metricsText: () => Promise<string>;
-  /** The service's own state, shown by `/readyz`; ready once `serving()` and both are up. */
-  readonly state: () => Readonly<Record<string, unknown>>;
-  readonly serving: () => boolean;
+  /** The subject or filter answered, in the queue group `queue` every instance joins. */
+  readonly subject: string;
+  readonly queue: string;
+  /** Names the service in its log lines (`query`, `title sidecar`). */
+  readonly what: string;
+  /** Makes the request handler once NATS and Postgres are there. */
+  readonly handler: (base: {
+    readonly bus: BusConnection;
+    readonly db: Db;
+  }) => (msg: Msg) => Promise<void>;
 }
 
-/** What a request service runs on. */
+/** A started request service. */
 export interface RequestServiceBase {
   readonly app: FastifyInstance;
   readonly port: number;
-  readonly bus: BusConnection;
-  readonly db: ReturnType<typeof createDatabase>;
-  /** Closes NATS, Postgres and HTTP, in that order (after the service drained). */
-  close(): Promise<void>;
+  /** Requests being answered now. */
+  inFlight(): number;
+  /**
+   * The drain: stops taking requests, waits for those in flight, then closes NATS,
+   * Postgres and HTTP, in that order.
+   */
+  stop(): Promise<void>;
 }
 
 /**
- * The start of a service that answers NATS requests from Postgres (the query service, the
- * title sidecar): serves `/healthz`, `/readyz` (503 while NATS or Postgres is unreachable,
- * not only before the start, issue 9) and `/metrics`, then connects to Postgres and NATS
- * and runs the store's migrations (safe from several processes).
+ * The start of a service that answers NATS requests from Postgres in a queue group (the
+ * query service, the title sidecar): serves `/healthz`, `/readyz` (503 while NATS or
+ * Postgres is unreachable, not only before the start, issue 9) and `/metrics`, connects to
+ * Postgres and NATS, runs the store's migrations (safe from several processes), then
+ * answers `subject`, each request as its own task.
  */
 export async function startRequestService(o: RequestServiceOptions): Promise<RequestServiceBase> {
-  const live: { bus?: BusConnection; db?: ReturnType<typeof createDatabase> } = {};
+  const live: { bus?: BusConnection; db?: Db } = {};
+  const state = { requests: 'stopped' };
   const app = buildServiceApp({
     name: o.name,
     readiness: async () => {
       const nats = live.bus?.connected === true;
       const postgres = live.db !== undefined && (await isReachable(live.db));
-      const detail = {
-        ...o.state(),
-        nats: nats ? 'up' : 'down',
-        postgres: postgres ? 'up' : 'down',
-      };
-      return { ok: o.serving() && nats && postgres, detail };
+      const up = { nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
+      return { ok: state.requests === 'serving' && nats && postgres, detail: { ...state, ...up } };
     },
     metricsText: o.metricsText,
     logger: o.logger,
@@ -71,12 +82,23 @@ export async function startRequestService(o: RequestServiceOptions): Promise<Req
   live.bus = bus;
   live.db = db;
   await migrate(db);
+  const server = serveRequests(bus.nc, {
+    subject: o.subject,
+    queue: o.queue,
+    what: o.what,
+    logger: o.logger,
+    handle: o.handler({ bus, db }),
+  });
+  state.requests = 'serving';
+  o.logger.info({ instanceId: o.instanceId, subject: server.subject }, `${o.what} serving`);
   return {
     app,
     port,
-    bus,
-    db,
-    async close() {
+    inFlight: () => server.inFlight(),
+    async stop() {
+      state.requests = 'draining';
+      await server.drain();
+      state.requests = 'stopped';
       await bus.close();
       await db.destroy();
       await app.close();

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { lastMessageOn, type RequestServer, sequenceOf, serveRequests } from '@agentwire/bus';
+import { type BusConnection, lastMessageOn, sequenceOf } from '@agentwire/bus';
 import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
-import { startRequestService } from '@agentwire/service';
+import { type RequestServiceBase, startRequestService } from '@agentwire/service';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import { JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import type { Msg } from '@nats-io/transport-node';
@@ -108,66 +108,58 @@ export async function startQueryService(
   const logger = deps.logger ?? noopLogger;
   const instanceId = config.AW_INSTANCE_ID ?? `${QUERY_SERVICE}-${process.pid}`;
   const n = names(config.AW_PREFIX);
-  let server: RequestServer | undefined;
-  const state = { requests: 'stopped' };
+  let base: RequestServiceBase | undefined;
   let answered = 0;
-  const metrics = createQueryMetrics(QUERY_SERVICE, () => server?.inFlight() ?? 0);
-  const base = await startRequestService({
+  const metrics = createQueryMetrics(QUERY_SERVICE, () => base?.inFlight() ?? 0);
+  const handler = ({ bus, db }: { bus: BusConnection; db: QueryDeps['db'] }) => {
+    const queryDeps: QueryDeps = {
+      db,
+      sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
+      purgeEvents: (sessionId) => purgeSessionEvents(bus.jsm, n, sessionId),
+      pendingCommands: (sessionId) => pendingSessionCommands(bus.jsm, n, sessionId),
+      lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
+      maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
+    };
+    const handle = async (msg: Msg): Promise<void> => {
+      const op = n.parseQuerySubject(msg.subject) ?? '';
+      const started = performance.now();
+      const reply: QueryReply = await answerQuery(op, msg.data, queryDeps);
+      answered += 1;
+      // An unknown op is counted under one label, so a caller cannot grow the label set.
+      const opLabel = reply.ok || reply.error.code !== 'unknown_op' ? op : 'unknown';
+      metrics.record(
+        opLabel,
+        reply.ok ? 'ok' : reply.error.code,
+        (performance.now() - started) / 1000,
+      );
+      if (!reply.ok) {
+        logger.info({ op, code: reply.error.code, message: reply.error.message }, 'query refused');
+      }
+      if (msg.reply === undefined || msg.reply === '') return;
+      msg.respond(JSON.stringify(reply));
+    };
+    return handle;
+  };
+  const started = await startRequestService({
     name: QUERY_SERVICE,
     instanceId,
     config,
     logger,
     metricsText: () => metrics.registry.render(),
-    state: () => state,
-    serving: () => state.requests === 'serving',
-  });
-  const { app, port, bus, db } = base;
-  const queryDeps: QueryDeps = {
-    db,
-    sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
-    purgeEvents: (sessionId) => purgeSessionEvents(bus.jsm, n, sessionId),
-    pendingCommands: (sessionId) => pendingSessionCommands(bus.jsm, n, sessionId),
-    lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
-    maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
-  };
-  const handle = async (msg: Msg): Promise<void> => {
-    const op = n.parseQuerySubject(msg.subject) ?? '';
-    const started = performance.now();
-    const reply: QueryReply = await answerQuery(op, msg.data, queryDeps);
-    answered += 1;
-    // An unknown op is counted under one label, so a caller cannot grow the label set.
-    const opLabel = reply.ok || reply.error.code !== 'unknown_op' ? op : 'unknown';
-    metrics.record(
-      opLabel,
-      reply.ok ? 'ok' : reply.error.code,
-      (performance.now() - started) / 1000,
-    );
-    if (!reply.ok) {
-      logger.info({ op, code: reply.error.code, message: reply.error.message }, 'query refused');
-    }
-    if (msg.reply === undefined || msg.reply === '') return;
-    msg.respond(JSON.stringify(reply));
-  };
-  server = serveRequests(bus.nc, {
     subject: n.allQueriesFilter,
     queue: QUERY_QUEUE_GROUP,
     what: 'query',
-    logger,
-    handle,
+    handler,
   });
-  state.requests = 'serving';
-  logger.info({ instanceId, subject: server.subject }, 'query serving');
+  base = started;
   return {
     instanceId,
-    port,
-    app,
+    port: started.port,
+    app: started.app,
     metrics,
     answered: () => answered,
     async stop() {
-      state.requests = 'draining';
-      await server?.drain();
-      state.requests = 'stopped';
-      await base.close();
+      await started.stop();
       await metrics.registry.shutdown();
     },
   };

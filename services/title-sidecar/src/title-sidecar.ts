@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { type RequestServer, serveRequests } from '@agentwire/bus';
 import { names, TITLE_QUEUE_GROUP, type TitleReply } from '@agentwire/contracts';
-import { startRequestService } from '@agentwire/service';
+import { type RequestServiceBase, startRequestService } from '@agentwire/service';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
 import type { Msg } from '@nats-io/transport-node';
 import { type Tracer, trace } from '@opentelemetry/api';
@@ -54,66 +53,58 @@ export async function startTitleSidecar(
   const logger = deps.logger ?? noopLogger;
   const tracer = deps.tracer ?? trace.getTracer(TITLE_SIDECAR);
   const instanceId = config.AW_INSTANCE_ID ?? `${TITLE_SIDECAR}-${process.pid}`;
-  let server: RequestServer | undefined;
-  const state = { requests: 'stopped' };
+  let base: RequestServiceBase | undefined;
   let answered = 0;
-  const metrics = createTitleMetrics(TITLE_SIDECAR, () => server?.inFlight() ?? 0);
-  const base = await startRequestService({
+  const metrics = createTitleMetrics(TITLE_SIDECAR, () => base?.inFlight() ?? 0);
+  const handler = ({ db }: { db: Parameters<typeof pgTitleStore>[0] }) => {
+    const generateDeps = {
+      models: deps.models ?? createTitleModels(config),
+      store: pgTitleStore(db),
+      timeoutMs: config.AW_TITLE_TIMEOUT_MS,
+      now: deps.now ?? Date.now,
+      storeRetry: {
+        budgetMs: config.AW_TITLE_STORE_RETRY_MS,
+        sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+        onRetry: (err: unknown, attempt: number, delayMs: number) =>
+          logger.warn({ err, attempt, delayMs }, 'title store failure; retrying'),
+      },
+    };
+    const handle = async (msg: Msg): Promise<void> => {
+      const started = performance.now();
+      const reply = await answer(msg, config, generateDeps, tracer);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.record(reply, seconds);
+      answered += 1;
+      logReply(logger, reply, seconds);
+      if (msg.reply === undefined || msg.reply === '') {
+        logger.warn({ sessionId: reply.sessionId }, 'title request without a reply subject');
+        return;
+      }
+      msg.respond(JSON.stringify(reply));
+    };
+    return handle;
+  };
+  const started = await startRequestService({
     name: TITLE_SIDECAR,
     instanceId,
     config,
     logger,
     metricsText: () => metrics.registry.render(),
-    state: () => state,
-    serving: () => state.requests === 'serving',
-  });
-  const { app, port, bus, db } = base;
-  const generateDeps = {
-    models: deps.models ?? createTitleModels(config),
-    store: pgTitleStore(db),
-    timeoutMs: config.AW_TITLE_TIMEOUT_MS,
-    now: deps.now ?? Date.now,
-    storeRetry: {
-      budgetMs: config.AW_TITLE_STORE_RETRY_MS,
-      sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
-      onRetry: (err: unknown, attempt: number, delayMs: number) =>
-        logger.warn({ err, attempt, delayMs }, 'title store failure; retrying'),
-    },
-  };
-  const handle = async (msg: Msg): Promise<void> => {
-    const started = performance.now();
-    const reply = await answer(msg, config, generateDeps, tracer);
-    const seconds = (performance.now() - started) / 1000;
-    metrics.record(reply, seconds);
-    answered += 1;
-    logReply(logger, reply, seconds);
-    if (msg.reply === undefined || msg.reply === '') {
-      logger.warn({ sessionId: reply.sessionId }, 'title request without a reply subject');
-      return;
-    }
-    msg.respond(JSON.stringify(reply));
-  };
-  server = serveRequests(bus.nc, {
     subject: names(config.AW_PREFIX).titlesGenerate,
     queue: TITLE_QUEUE_GROUP,
-    what: 'title',
-    logger,
-    handle,
+    what: 'title sidecar',
+    handler,
   });
-  state.requests = 'serving';
-  logger.info({ instanceId, subject: server.subject }, 'title sidecar serving');
+  base = started;
   return {
     instanceId,
-    port,
-    app,
+    port: started.port,
+    app: started.app,
     metrics,
-    inFlight: () => server?.inFlight() ?? 0,
+    inFlight: () => started.inFlight(),
     answered: () => answered,
     async stop() {
-      state.requests = 'draining';
-      await server?.drain();
-      state.requests = 'stopped';
-      await base.close();
+      await started.stop();
       await metrics.registry.shutdown();
     },
   };
