@@ -1,18 +1,5 @@
-/**
- * Group `residency` (issue 19): `residency.reopen_ms`, the time from a prompt to a reclaimed
- * session of 1,000 messages to its accepted reply (the reopen from Postgres and the stream
- * included; median of 5), beside the same prompt to the session while resident, and
- * `runtime.cold_open_ms` (the runtime group's cold open of 10,000 messages) measured in the
- * same run.
- */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { connectBus, deleteProvisioned } from '@agentwire/bus';
-import { names as namesOf } from '@agentwire/contracts';
-import { RuntimeConfig, startRuntime } from '@agentwire/runtime';
-import { createDatabase, migrate } from '@agentwire/store';
+import type { startRuntime } from '@agentwire/runtime';
+import { startBenchRuntime } from '../bench-runtime.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 import {
@@ -23,23 +10,11 @@ import {
   seedTranscript,
 } from './cold-open.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MESSAGES = 1_000;
 const PARTS = 5_000;
 const ROUNDS = 5;
 
 const log = (msg: string) => console.error(`[residency] ${msg}`);
-const quiet = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  child() {
-    return quiet;
-  },
-};
-
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
@@ -49,18 +24,8 @@ export const residencyGroup: BenchGroup = {
   name: 'residency',
   description: 'a reclaimed session of 1,000 messages prompted again, beside the cold open',
   async run(): Promise<readonly Figure[]> {
-    const prefix = `awbr${randomBytes(4).toString('hex')}`;
-    const workspace = await mkdtemp(path.join(tmpdir(), 'aw-bench-res-'));
-    const db = createDatabase(DATABASE_URL, { poolSize: 4 });
-    await migrate(db);
-    const config = RuntimeConfig.parse({
-      NATS_URL,
-      DATABASE_URL,
-      AW_PREFIX: prefix,
-      AW_WORKSPACE_ROOT: workspace,
-    });
-    const runtime = await startRuntime(config, quiet, { recordUsage: () => {} });
-    const bus = await connectBus({ servers: NATS_URL, name: 'bench-residency' });
+    const bench = await startBenchRuntime('residency');
+    const { runtime, bus, db, prefix } = bench;
     const sid = await seedTranscript(db, MESSAGES, PARTS);
     const prompt = async (round: number) => {
       const started = performance.now();
@@ -99,12 +64,7 @@ export const residencyGroup: BenchGroup = {
         { name: 'runtime.cold_open_ms', value: cold, unit: 'ms' },
       ];
     } finally {
-      await runtime.stop();
-      await removeTranscript(db, sid);
-      await deleteProvisioned(bus.jsm, namesOf(prefix));
-      await bus.close();
-      await db.destroy();
-      await rm(workspace, { recursive: true, force: true });
+      await bench.stop(() => removeTranscript(db, sid));
     }
   },
 };

@@ -1,33 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { type BusConnection, connectBus, deadLetterStream, followSession } from '@agentwire/bus';
+import { type BusConnection, followSession } from '@agentwire/bus';
 import { names as namesOf } from '@agentwire/contracts';
-import { RuntimeConfig, type StartedRuntime, startRuntime } from '@agentwire/runtime';
-import { createDatabase, migrate } from '@agentwire/store';
+import type { StartedRuntime } from '@agentwire/runtime';
+import type { createDatabase } from '@agentwire/store';
+import { startBenchRuntime } from '../bench-runtime.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 import { COLD_MESSAGES, COLD_PARTS, coldOpen } from './cold-open.ts';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const LATENCY_SAMPLES = 5_000;
 const SESSIONS = 50;
 const EVENTS_PER_SESSION = 200;
 /** Paired raw/runtime append-rate rounds; the figures are their medians. */
 const APPEND_ROUNDS = 3;
-
-const quiet = {
-  debug() {},
-  info() {},
-  warn() {},
-  error() {},
-  child() {
-    return quiet;
-  },
-};
 
 interface Ctx {
   readonly runtime: StartedRuntime;
@@ -179,19 +165,8 @@ export const runtimeGroup: BenchGroup = {
   name: 'runtime',
   description: 'append-to-subscriber latency, append throughput over 50 sessions, cold open',
   async run(): Promise<Figure[]> {
-    const prefix = `awbench${randomBytes(4).toString('hex')}`;
-    const workspace = await mkdtemp(path.join(tmpdir(), 'aw-bench-'));
-    const db = createDatabase(DATABASE_URL, { poolSize: 4 });
-    await migrate(db);
-    const config = RuntimeConfig.parse({
-      NATS_URL,
-      DATABASE_URL,
-      AW_PREFIX: prefix,
-      AW_WORKSPACE_ROOT: workspace,
-    });
-    const runtime = await startRuntime(config, quiet, { recordUsage: () => {} });
-    const bus = await connectBus({ servers: NATS_URL, name: 'bench-runtime', noAsyncTraces: true });
-    const ctx: Ctx = { runtime, bus, prefix, db };
+    const bench = await startBenchRuntime('runtime');
+    const ctx: Ctx = bench;
     try {
       const { live, raw } = await latencies(ctx);
       // Raw and runtime rates back to back in each round, so both see the same machine.
@@ -221,19 +196,7 @@ export const runtimeGroup: BenchGroup = {
         { name: 'runtime.cold_open_ms', value: cold, unit: 'ms' },
       ];
     } finally {
-      await runtime.stop();
-      const n = namesOf(prefix);
-      for (const stream of [
-        n.eventsStream,
-        n.commandsStream,
-        deadLetterStream(n),
-        `KV_${n.leaseBucket}`,
-      ]) {
-        await bus.jsm.streams.delete(stream).catch(() => undefined);
-      }
-      await bus.close();
-      await db.destroy();
-      await rm(workspace, { recursive: true, force: true });
+      await bench.stop();
     }
   },
 };

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BusConnection, connectBus, deleteProvisioned } from '@agentwire/bus';
+import { names } from '@agentwire/contracts';
+import { RuntimeConfig, type StartedRuntime, startRuntime } from '@agentwire/runtime';
+import { createDatabase, migrate } from '@agentwire/store';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const quiet = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child() {
+    return quiet;
+  },
+};
+
+/** An in-process runtime on its own prefix and workspace, for a bench group. */
+export interface BenchRuntime {
+  readonly prefix: string;
+  readonly runtime: StartedRuntime;
+  readonly bus: BusConnection;
+  readonly db: ReturnType<typeof createDatabase>;
+  /**
+   * Stops the runtime, runs `cleanUp` (the group's rows), and removes the streams, buckets
+   * and workspace.
+   */
+  stop(cleanUp?: () => Promise<void>): Promise<void>;
+}
+
+/** Starts a quiet runtime on a fresh prefix (`name` tags its NATS connection). */
+export async function startBenchRuntime(name: string): Promise<BenchRuntime> {
+  const prefix = `awb${name.slice(0, 4)}${randomBytes(4).toString('hex')}`;
+  const workspace = await mkdtemp(path.join(tmpdir(), `aw-bench-${name}-`));
+  const db = createDatabase(DATABASE_URL, { poolSize: 4 });
+  await migrate(db);
+  const config = RuntimeConfig.parse({
+    NATS_URL,
+    DATABASE_URL,
+    AW_PREFIX: prefix,
+    AW_WORKSPACE_ROOT: workspace,
+  });
+  const runtime = await startRuntime(config, quiet, { recordUsage: () => {} });
+  const bus = await connectBus({ servers: NATS_URL, name: `bench-${name}`, noAsyncTraces: true });
+  return {
+    prefix,
+    runtime,
+    bus,
+    db,
+    async stop(cleanUp) {
+      await runtime.stop();
+      await cleanUp?.();
+      await deleteProvisioned(bus.jsm, names(prefix));
+      await bus.close();
+      await db.destroy();
+      await rm(workspace, { recursive: true, force: true });
+    },
+  };
+}
