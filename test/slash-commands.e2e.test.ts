@@ -86,6 +86,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     expect(help.json.command).toBe('help');
     const commands = (help.json.result as { commands: { name: string; kind: string }[] }).commands;
     expect(commands.map((c) => `${c.name}:${c.kind}`)).toEqual([
+      'compact:direct',
       'help:direct',
       'mode:direct',
       'model:direct',
@@ -153,6 +154,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     }
     const unknown = await prompt(sid, '/deploy');
     expect((unknown.json.error as { detail: Json }).detail.known).toEqual([
+      'compact',
       'help',
       'mode',
       'model',

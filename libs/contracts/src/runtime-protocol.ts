@@ -131,6 +131,8 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   failed after its retries: a stream read failed, or an earlier writer still wrote;
  *   retryable, nothing was written, docs/decisions/0110);
  * - turns: `turn_in_progress`, `no_active_turn` (`interrupt` with nothing running);
+ * - compaction (0229): `compaction_in_progress` (`/compact` while one runs),
+ *   `nothing_to_compact` (no message before the last prompt, or only an earlier summary);
  * - inputs (R14.4): `empty_input`, `prompt_too_large` (R14.4 `input_too_large`; detail
  *   `limit`), `expected_turn_mismatch`, `turn_not_steerable` (`guide` into a turn being
  *   interrupted), `input_not_pending` (`remove_input`/`reorder_inputs`/`move_input` of an
@@ -163,6 +165,8 @@ export const RuntimeErrorCode = z.enum([
   'takeover_failed',
   'turn_in_progress',
   'no_active_turn',
+  'compaction_in_progress',
+  'nothing_to_compact',
   'empty_input',
   'prompt_too_large',
   'expected_turn_mismatch',

@@ -125,6 +125,8 @@ export function hydrateTranscript(
     }
   }
   for (const { message, parts } of ordered) {
+    // The runtime's own user-role messages (a compaction summary, a notice) open no turn.
+    if (message.role === 'user' && message.synthetic === true) continue;
     if (message.role === 'user') {
       if (turn !== undefined && turnIdOf(message) === turn.turnId) continue;
       if (turn !== undefined) seal(turn, emit);

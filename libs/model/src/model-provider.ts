@@ -26,6 +26,8 @@ export interface ModelMessage {
   readonly toolName?: string;
   /** Set on `tool` messages: whether the tool failed. */
   readonly isError?: boolean;
+  /** Set on a compaction's summary (a `user` message of the runtime's own, not a prompt). */
+  readonly summary?: true;
 }
 
 /** A tool offered to the model, with a JSON Schema of its input. */

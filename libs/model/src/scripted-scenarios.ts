@@ -207,6 +207,10 @@ export const SCRIPTED_SCENARIOS = {
       { items: [{ type: 'text', text: 'Recovered.' }] },
     ],
   },
+  /** Ends without a word: an empty answer (a compaction's summary that says nothing). */
+  empty_text: {
+    steps: [{ items: [] }],
+  },
   slow_text: {
     chunkDelayMs: 50,
     steps: [{ items: [{ type: 'text', text: longText }] }],

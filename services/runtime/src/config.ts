@@ -96,6 +96,11 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     AW_MODEL_CONTEXT_WINDOW: positiveInt(200_000),
     AW_MODEL_OUTPUT_LIMIT: positiveInt(8_192),
     AW_MODELS: ModelsConfig,
+    /**
+     * Share of the model's context window past which a turn compacts the conversation
+     * before its first request (docs/decisions/0229); 1 compacts only a full window.
+     */
+    AW_COMPACT_AT: z.coerce.number().gt(0).max(1).default(0.8),
     /** Overrides every scripted scenario's delay between streamed parts. */
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
     AW_PERMISSION_TIMEOUT_MS: positiveInt(120_000),

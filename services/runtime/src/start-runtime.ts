@@ -177,7 +177,7 @@ export async function startRuntime(
       }),
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       workspace: createWorkspaceFiles({ root: config.AW_WORKSPACE_ROOT }),
-      features: builtinFeatures,
+      features: builtinFeatures({ compactAt: config.AW_COMPACT_AT }),
       checkpoints: createWorkspaceCheckpoints({
         root: config.AW_WORKSPACE_ROOT,
         blobs: offload.store,

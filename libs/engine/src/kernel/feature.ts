@@ -6,9 +6,12 @@ import type {
   SessionEventOf,
   TimelinePart,
   TitleSource,
+  UserMessage,
+  UserMessagePart,
 } from '@agentwire/contracts';
-import type { ModelProvider } from '@agentwire/model';
-import type { CheckpointStore, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import type { RequestMessages } from './request-chain.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
@@ -60,6 +63,40 @@ export interface FeatureContext {
   readonly checkpoints: CheckpointStore | undefined;
   /** The host's clock (time comes in from outside, STYLE.md). */
   readonly clock: RuntimeClock;
+  readonly ids: IdSource;
+  /** The model the next request goes to: a feature's choice, else the catalog's first. */
+  currentModel(): CatalogModel;
+  /** The conversation the model sees, for a feature that rewrites it (compaction, 0229). */
+  readonly conversation: Conversation;
+  /** True while a turn runs. */
+  turnRunning(): boolean;
+}
+
+/** The session's conversation as the next model request sees it (docs/decisions/0229). */
+export interface Conversation {
+  /** Its messages, oldest first. */
+  messages(): readonly ModelMessage[];
+  /**
+   * Replaces the messages before `from` with `head`, keeping `from` and every message
+   * appended since; the next main-turn request sends the conversation in full (0161).
+   */
+  replaceBefore(from: number, head: readonly ModelMessage[]): void;
+  /**
+   * `model_request`'s message fields for `messages`, based on the session's last
+   * main-turn request when they share its start; it does not become a base itself.
+   */
+  requestFields(messages: readonly ModelMessage[]): RequestMessages;
+  /**
+   * Writes a message of the runtime's own (a compaction summary) with its parts, with the
+   * given trace; resolves true once the worker committed it.
+   */
+  saveMessage(
+    message: UserMessage,
+    parts: readonly UserMessagePart[],
+    traceId: string,
+  ): Promise<boolean>;
+  /** Writes a timeline part (R7.7) with the given trace. */
+  savePart(part: TimelinePart, traceId: string): Promise<void>;
 }
 
 /** A tool call about to run, or that ran. */

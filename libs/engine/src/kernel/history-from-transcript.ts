@@ -23,7 +23,31 @@ export interface TranscriptRow {
   /** `semantics.providerVisibility` (R7.8); `hidden` rows never reach the model. */
   readonly providerVisibility: string | null;
   readonly synthetic: boolean;
+  /** `semantics.kind` (R7.8): `compact_summary` marks a compaction's summary (0229). */
+  readonly kind?: string | null;
   readonly parts: readonly TranscriptPart[];
+}
+
+/**
+ * The rows the model's history is made of, in its order: after a compaction, its summary,
+ * then the prompt it kept and what followed that prompt (dated before the summary), then
+ * what came after it (docs/decisions/0229). Rows before the kept prompt were summarised.
+ */
+function afterLastCompaction(rows: readonly TranscriptRow[]): readonly TranscriptRow[] {
+  let summary = -1;
+  for (let i = rows.length - 1; i >= 0 && summary < 0; i -= 1) {
+    if (rows[i]?.kind === 'compact_summary') summary = i;
+  }
+  if (summary < 0) return rows;
+  let kept = summary;
+  for (let i = summary - 1; i >= 0; i -= 1) {
+    const row = rows[i];
+    if (row?.role === 'user' && !row.synthetic) {
+      kept = i;
+      break;
+    }
+  }
+  return [rows[summary] as TranscriptRow, ...rows.slice(kept, summary), ...rows.slice(summary + 1)];
 }
 
 /**
@@ -32,11 +56,11 @@ export interface TranscriptRow {
  * (the same content the engine gave the model, `userContent`); an assistant message
  * becomes its text plus its tool calls, followed by one tool message per call (the
  * completed output, the error, or `runtime_lost` for a call that never closed). Messages
- * hidden from the provider are skipped.
+ * hidden from the provider are skipped. After a compaction it starts at the summary.
  */
 export function historyFromTranscript(rows: readonly TranscriptRow[]): ModelMessage[] {
   const history: ModelMessage[] = [];
-  for (const row of rows) {
+  for (const row of afterLastCompaction(rows)) {
     if (row.providerVisibility === 'hidden') continue;
     let text = '';
     const tools: TranscriptPart[] = [];
@@ -49,6 +73,10 @@ export function historyFromTranscript(rows: readonly TranscriptRow[]): ModelMess
           files.push({ path: p.filename ?? '', mime: '', text: content, bytes: 0 });
         }
       } else if (p.toolCallId !== null) tools.push(p);
+    }
+    if (row.kind === 'compact_summary') {
+      history.push({ role: 'user', content: text, summary: true });
+      continue;
     }
     if (row.role === 'user') {
       files.sort((a, b) => a.path.localeCompare(b.path));

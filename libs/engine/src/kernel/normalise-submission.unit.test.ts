@@ -31,6 +31,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(help).toMatchObject({ ok: true, delivery: 'command', command: 'help' });
     const names = help.ok && 'result' in help ? help.result.commands : undefined;
     expect((names as { name: string }[]).map((c) => c.name)).toEqual([
+      'compact',
       'help',
       'mode',
       'model',
@@ -63,7 +64,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(err.code).toBe('unknown_command');
     expect(err.detail).toEqual({
       command: 'deploy',
-      known: ['help', 'mode', 'model', 'rename', 'review', 'status'],
+      known: ['compact', 'help', 'mode', 'model', 'rename', 'review', 'status'],
     });
     expect(err.message).toContain('/help, /mode, /model, /rename, /review, /status');
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');

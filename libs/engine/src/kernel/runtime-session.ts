@@ -147,18 +147,21 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
+    const { lastRequest } = options.start;
+    this.#requests = new RequestChain(
+      options.hasher,
+      lastRequest === undefined ? undefined : { history: this.#history, last: lastRequest },
+    );
     this.#features = new SessionFeatures({
       ...options,
       features: options.features ?? [],
       recovered: options.start.featureEvents ?? [],
       status: () => this.#status(),
       rename: (title) => this.rename(title),
+      history: this.#history,
+      requests: this.#requests,
+      turnRunning: () => this.#active !== undefined,
     });
-    const { lastRequest } = options.start;
-    this.#requests = new RequestChain(
-      options.hasher,
-      lastRequest === undefined ? undefined : { history: this.#history, last: lastRequest },
-    );
     this.#inputs = new InputDispatcher({
       ...options,
       ledger: this.#ledger,

@@ -1,14 +1,22 @@
-import type { SessionEvent } from '@agentwire/contracts';
-import type { ModelProvider } from '@agentwire/model';
-import type { CatalogModel, CommandContext, SessionFeature, SessionStatus } from './feature.ts';
+import type { SessionEvent, TimelinePart } from '@agentwire/contracts';
+import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import type {
+  CatalogModel,
+  CommandContext,
+  Conversation,
+  SessionFeature,
+  SessionStatus,
+} from './feature.ts';
 import {
   FeatureSet,
   type NormalisedSubmission,
   normaliseSubmission,
 } from './normalise-submission.ts';
 import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import type { RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import type { TranscriptWriter } from './transcript-writer.ts';
 
 /** Limits of a model given without a catalog (tests, a bare host). */
 const DEFAULT_CONTEXT_WINDOW = 200_000;
@@ -30,6 +38,32 @@ export interface SessionFeaturesOptions {
   /** The session as its commands see it. */
   readonly status: () => SessionStatus;
   readonly rename: (title: string) => Promise<void>;
+  /** The conversation the model sees, appended to in place. */
+  readonly history: ModelMessage[];
+  readonly requests: RequestChain;
+  readonly writer: TranscriptWriter;
+  readonly turnRunning: () => boolean;
+}
+
+/** The session's conversation as features see it (docs/decisions/0229). */
+function conversationOf(o: SessionFeaturesOptions): Conversation {
+  const sequence = () => o.emitter.appender.latestSequence;
+  return {
+    messages: () => o.history,
+    replaceBefore: (from, head) => {
+      o.history.splice(0, from, ...head);
+    },
+    requestFields: (messages) => o.requests.next(messages).fields,
+    saveMessage: async (message, parts, traceId) => {
+      const write = await o.writer.saveUserMessage(message, parts, {
+        sequence: sequence(),
+        traceId,
+      });
+      return write.committed;
+    },
+    savePart: (part: TimelinePart, traceId) =>
+      o.writer.savePart(part, { sequence: sequence(), traceId }),
+  };
 }
 
 /**
@@ -46,6 +80,14 @@ export class SessionFeatures {
   constructor(o: SessionFeaturesOptions) {
     this.#o = o;
     const sessionId = o.emitter.sessionId;
+    const models = o.models ?? [
+      {
+        selection: { providerId: o.model.providerId, modelId: o.model.modelId },
+        contextWindow: DEFAULT_CONTEXT_WINDOW,
+        outputLimit: DEFAULT_OUTPUT_LIMIT,
+        provider: o.model,
+      },
+    ];
     this.set = new FeatureSet(o.features, {
       sessionId,
       recovered: o.recovered,
@@ -53,14 +95,11 @@ export class SessionFeatures {
         o.emitter.emit(type, turn?.turnId ?? null, turn?.traceId ?? o.ids.newTraceId(), payload),
       checkpoints: o.checkpoints,
       clock: o.clock,
-      models: o.models ?? [
-        {
-          selection: { providerId: o.model.providerId, modelId: o.model.modelId },
-          contextWindow: DEFAULT_CONTEXT_WINDOW,
-          outputLimit: DEFAULT_OUTPUT_LIMIT,
-          provider: o.model,
-        },
-      ],
+      ids: o.ids,
+      models,
+      currentModel: () => this.set.model() ?? (models[0] as CatalogModel),
+      conversation: conversationOf(o),
+      turnRunning: o.turnRunning,
     });
   }
 

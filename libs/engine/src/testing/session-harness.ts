@@ -81,7 +81,7 @@ export function createSessionHarness(options: SessionHarnessOptions): SessionHar
     cwd: root,
     root,
     permissionTimeoutMs: 5_000,
-    features: builtinFeatures,
+    features: builtinFeatures(),
     start: { persisted: false, title: null, turnCount: 0, history: [] },
     ...overrides,
   });

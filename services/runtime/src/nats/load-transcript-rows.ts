@@ -21,6 +21,7 @@ const CompactMessage = z.tuple([
   z.enum(['user', 'assistant']),
   z.string().nullable(),
   z.boolean(),
+  z.string().nullable(),
 ]);
 
 /**
@@ -36,7 +37,7 @@ export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promis
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         m.id, m.role, m.data -> 'semantics' ->> 'providerVisibility',
-        coalesce((m.data ->> 'synthetic')::boolean, false)
+        coalesce((m.data ->> 'synthetic')::boolean, false), m.data -> 'semantics' ->> 'kind'
       ) order by m.created_at, m.id)::text as doc
       from messages m where m.session_id = ${sessionId}`.execute(db),
     sql<{ doc: string | null }>`
@@ -84,10 +85,11 @@ export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promis
   return z
     .array(CompactMessage)
     .parse(JSON.parse(messages.rows[0]?.doc ?? '[]'))
-    .map(([id, role, providerVisibility, synthetic]) => ({
+    .map(([id, role, providerVisibility, synthetic, kind]) => ({
       role,
       providerVisibility,
       synthetic,
+      kind,
       parts: byMessage.get(id) ?? [],
     }));
 }

@@ -1,6 +1,8 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
+import type { FeatureContext } from '../../kernel/feature.ts';
+import { countingIds } from '../../testing/fake-ports.ts';
 import { memoryTools } from '../../testing/memory-tools.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
 import { MODE_POLICY, modes } from './modes.ts';
@@ -192,6 +194,12 @@ describe('/mode and set_mode', () => {
       models: [],
       checkpoints: undefined,
       clock: { now: () => 0 },
+      ids: countingIds(),
+      currentModel: () => {
+        throw new Error('no model here');
+      },
+      conversation: {} as FeatureContext['conversation'],
+      turnRunning: () => false,
     });
     const [exit] = hooks?.tools?.() ?? [];
     if (exit === undefined) throw new Error('plan mode offers no exit_plan_mode');

@@ -1,0 +1,241 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import { createScriptedProvider, type ModelProvider, type ModelRequest } from '@agentwire/model';
+import { waitUntil } from '@agentwire/testing';
+import { describe, expect, it } from 'vitest';
+import { historyFromTranscript, type TranscriptRow } from '../../kernel/history-from-transcript.ts';
+import { createSessionHarness } from '../../testing/session-harness.ts';
+import { builtinFeatures } from '../index.ts';
+
+/** The scripted model, recording every request it is sent. */
+function recordingModel(): { model: ModelProvider; seen: ModelRequest[] } {
+  const scripted = createScriptedProvider();
+  const seen: ModelRequest[] = [];
+  const model: ModelProvider = {
+    providerId: scripted.providerId,
+    modelId: scripted.modelId,
+    stream: (request, signal) => {
+      // The session hands its history by reference: keep what this request held.
+      seen.push({ ...request, messages: [...request.messages] });
+      return scripted.stream(request, signal);
+    },
+  };
+  return { model, seen };
+}
+
+function harness(options: { contextWindow?: number; compactAt?: number } = {}) {
+  const { model, seen } = recordingModel();
+  const h = createSessionHarness({
+    model,
+    features: builtinFeatures(
+      options.compactAt === undefined ? {} : { compactAt: options.compactAt },
+    ),
+    ...(options.contextWindow === undefined
+      ? {}
+      : {
+          models: [
+            {
+              selection: { providerId: model.providerId, modelId: model.modelId },
+              contextWindow: options.contextWindow,
+              outputLimit: 100,
+              provider: model,
+            },
+          ],
+        }),
+  });
+  const run = async (text: string) => {
+    const admitted = await h.session.submit(text);
+    if (!admitted.ok || !('done' in admitted)) throw new Error(`not started: ${text}`);
+    return admitted.done;
+  };
+  const compactEvents = () =>
+    h.events.filter((e) => e.type.startsWith('compact') || e.type === 'session_compacted');
+  return { ...h, seen, run, compactEvents };
+}
+
+/** A prompt long enough that a one-line summary frees context. */
+const LONG = `first question: ${'x'.repeat(400)}`;
+
+const querySources = (events: readonly SessionEvent[]) =>
+  events.flatMap((e) =>
+    e.type === 'model_request' || e.type === 'model_complete'
+      ? [`${e.type}:${e.payload.querySource}`]
+      : [],
+  );
+
+describe('/compact (issue 13 item 3, docs/decisions/0229)', () => {
+  it('summarises what came before the last prompt; the next request holds the summary and the kept turn only', async () => {
+    const { session, events, writer, seen, run, compactEvents } = harness();
+    await run(LONG);
+    await run('second question');
+    const before = events.length;
+    const reply = await session.submit('/compact the open questions');
+    expect(reply).toMatchObject({ ok: true, delivery: 'command', command: 'compact' });
+    const result = reply.ok && 'result' in reply ? reply.result : {};
+    expect(result).toMatchObject({ ok: true, summarizedMessageCount: 2, keptMessageCount: 2 });
+    expect(compactEvents().map((e) => e.type)).toEqual([
+      'compact_started',
+      'compact_boundary',
+      'compact_completed',
+      'session_compacted',
+    ]);
+    expect(querySources(events.slice(before))).toEqual([
+      'model_request:compact',
+      'model_complete:compact',
+    ]);
+    // The summary request holds the summarised turn and the instruction with the focus.
+    const summaryRequest = seen.at(-1);
+    expect(summaryRequest?.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(summaryRequest?.messages.at(-1)?.content).toContain('Focus: the open questions');
+    const saved = writer.calls.filter((c) => c.kind === 'save_user_message').at(-1)?.value as {
+      message: { synthetic: boolean; semantics: { kind: string; origin: string } };
+      parts: { text: string }[];
+    };
+    expect(saved.message).toMatchObject({
+      synthetic: true,
+      semantics: { kind: 'compact_summary', origin: 'agent_runtime' },
+    });
+    const summaryText = saved.parts[0]?.text ?? '';
+    expect(summaryText).toContain('Hello from the scripted model.');
+    const part = writer.calls.filter((c) => c.kind === 'save_part').at(-1)?.value;
+    expect(part).toMatchObject({ type: 'timeline', kind: 'context_compaction' });
+    const boundary = compactEvents().find((e) => e.type === 'compact_boundary');
+    expect(boundary?.payload).toMatchObject({ trigger: 'manual', summarizedMessageCount: 2 });
+
+    await run('third question');
+    const next = seen.at(-1)?.messages ?? [];
+    expect(next.map((m) => [m.role, m.content.slice(0, 40)])).toEqual([
+      ['user', summaryText.slice(0, 40)],
+      ['user', 'second question'],
+      ['assistant', 'Hello from the scripted model.'],
+      ['user', 'third question'],
+    ]);
+    expect(next.some((m) => m.content === LONG)).toBe(false);
+  });
+
+  it('refuses with nothing to compact, while a turn runs, and while a compaction runs; nothing changes', async () => {
+    const { session, events, run, compactEvents } = harness();
+    await expect(session.submit('/compact')).rejects.toMatchObject({ code: 'nothing_to_compact' });
+    await run(LONG);
+    await expect(session.submit('/compact')).rejects.toMatchObject({ code: 'nothing_to_compact' });
+    await run('second');
+    const held = await session.submit('[scenario:held_stream] hold');
+    if (!held.ok || !('done' in held)) throw new Error('not started');
+    await waitUntil(() => events.some((e) => e.type === 'model_streaming'), {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    await expect(session.submit('/compact')).rejects.toMatchObject({ code: 'turn_in_progress' });
+    session.interrupt();
+    await held.done;
+    // A slow summary: a second /compact meanwhile is refused.
+    const first = session.submit('/compact [scenario:slow_text]');
+    await waitUntil(() => compactEvents().length === 1, { timeoutMs: 2_000, intervalMs: 2 });
+    await expect(session.submit('/compact')).rejects.toMatchObject({
+      code: 'compaction_in_progress',
+    });
+    await expect(first).resolves.toMatchObject({ ok: true });
+    expect(compactEvents().map((e) => e.type)).toEqual([
+      'compact_started',
+      'compact_boundary',
+      'compact_completed',
+      'session_compacted',
+    ]);
+  });
+
+  it('an empty summary or a model error fails the compaction, and the conversation stays whole', async () => {
+    const { session, seen, run, compactEvents } = harness();
+    await run(LONG);
+    await run('second question');
+    for (const [scenario, reason] of [
+      ['empty_text', 'empty_summary'],
+      ['model_error', 'model_error'],
+    ] as const) {
+      const reply = await session.submit(`/compact [scenario:${scenario}]`);
+      expect(reply, scenario).toMatchObject({ ok: true, result: { ok: false, reason } });
+    }
+    expect(compactEvents().map((e) => [e.type, (e.payload as { reason?: string }).reason])).toEqual(
+      [
+        ['compact_started', undefined],
+        ['compact_failed', 'empty_summary'],
+        ['compact_started', undefined],
+        ['compact_failed', 'model_error'],
+      ],
+    );
+    await run('third question');
+    expect(seen.at(-1)?.messages.map((m) => m.content)).toContain(LONG);
+  });
+});
+
+describe('automatic compaction before a turn', () => {
+  it('compacts when the last context passed the share of the window; the turn starts from the summary', async () => {
+    const { events, seen, run, compactEvents } = harness({ contextWindow: 150, compactAt: 0.5 });
+    await run(`a first question, long enough to pass half of the window: ${'x'.repeat(400)}`);
+    expect(compactEvents()).toEqual([]);
+    await run('a second question');
+    expect(compactEvents().map((e) => e.type)).toEqual([
+      'compact_started',
+      'compact_boundary',
+      'compact_completed',
+      'session_compacted',
+    ]);
+    const boundary = compactEvents().find((e) => e.type === 'compact_boundary');
+    const turnId = events.filter((e) => e.type === 'turn_started').at(-1)?.turnId;
+    expect(boundary).toMatchObject({ turnId, payload: { trigger: 'auto', keptMessageCount: 1 } });
+    const counts = boundary?.payload as {
+      preCompactTokenCount: number;
+      postCompactTokenCount: number;
+    };
+    expect(counts.postCompactTokenCount).toBeLessThan(counts.preCompactTokenCount);
+    const turnRequest = seen.at(-1)?.messages ?? [];
+    expect(turnRequest.map((m) => m.role)).toEqual(['user', 'user']);
+    expect(turnRequest[1]?.content).toBe('a second question');
+  });
+});
+
+describe('cold recovery after a compaction (R10.4)', () => {
+  const row = (
+    role: 'user' | 'assistant',
+    text: string,
+    extra: Partial<TranscriptRow> = {},
+  ): TranscriptRow => ({
+    role,
+    providerVisibility: 'visible',
+    synthetic: false,
+    parts: [
+      {
+        type: 'text',
+        text,
+        toolCallId: null,
+        toolName: null,
+        status: null,
+        input: null,
+        output: null,
+        error: null,
+      },
+    ],
+    ...extra,
+  });
+
+  it('starts at the last summary, then the prompt it kept and what followed it', () => {
+    const summary = { synthetic: true, kind: 'compact_summary' };
+    const history = historyFromTranscript([
+      row('user', 'one'),
+      row('assistant', 'a1'),
+      row('user', 'two'),
+      row('assistant', 'a2'),
+      row('user', 'S1', summary),
+      row('user', 'three'),
+      row('assistant', 'a3'),
+      row('user', 'four'),
+      row('assistant', 'a4'),
+      row('user', 'S2', summary),
+      row('user', 'five'),
+    ]);
+    expect(history.map((m) => [m.role, m.content, m.summary ?? false])).toEqual([
+      ['user', 'S2', true],
+      ['user', 'four', false],
+      ['assistant', 'a4', false],
+      ['user', 'five', false],
+    ]);
+  });
+});
