@@ -21,7 +21,12 @@ beforeAll(async () => {
     {
       name: 'compaction-e2e',
       projection: true,
-      runtimeEnv: { AW_MODEL_CONTEXT_WINDOW: String(WINDOW), AW_COMPACT_AT: '0.5' },
+      runtimeEnv: {
+        AW_MODEL_CONTEXT_WINDOW: String(WINDOW),
+        AW_COMPACT_AT: '0.5',
+        // The scripted model refuses a request longer than the window, as a provider does.
+        AW_SCRIPTED_CONTEXT_LIMIT: String(WINDOW),
+      },
     },
     ['rtA', 'rtB'],
   );
@@ -149,4 +154,40 @@ describe('compaction (issue 13 item 3)', () => {
     }
     await follow.stop();
   }, 240_000);
+
+  it('a request the model refuses as too long compacts, and the turn sends it again and completes', async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const follow = client.follow(sid, 0);
+    // Under half the window: no automatic compaction before the second turn.
+    expect(await client.runTurn(sid, `one: ${'a'.repeat(600)}`, follow)).toMatchObject({
+      ok: true,
+      status: 'complete',
+    });
+    // The second prompt takes the request past the window: the model refuses it.
+    const second = await client.runTurn(sid, `two: ${'b'.repeat(1040)}`, follow);
+    expect(second).toMatchObject({ ok: true, status: 'complete' });
+    const turnId = String(second.ok ? second.turnId : '');
+    const seen = follow.events
+      .filter((e) => e.turnId === turnId && e.type !== 'model_streaming')
+      .map((e) => e.type)
+      .filter((t) => t.startsWith('model_') || t.startsWith('compact_') || t.startsWith('turn_'));
+    expect(seen).toEqual([
+      'turn_started',
+      'model_request',
+      'model_error',
+      'compact_started',
+      'model_request',
+      'model_complete',
+      'compact_boundary',
+      'compact_completed',
+      'model_request',
+      'model_complete',
+      'turn_complete',
+    ]);
+    const boundary = follow.events.find((e) => e.type === 'compact_boundary');
+    expect(boundary?.payload).toMatchObject({ trigger: 'reactive', keptMessageCount: 1 });
+    await follow.stop();
+  });
 });

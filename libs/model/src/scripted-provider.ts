@@ -23,6 +23,23 @@ export interface ScriptedProviderOptions {
   readonly chunkDelayMs?: number;
   readonly providerId?: string;
   readonly modelId?: string;
+  /**
+   * Tokens of input it takes (four characters a token): a longer request is answered with
+   * the `context_length_exceeded` error a provider gives. Absent: any length.
+   */
+  readonly contextLimit?: number;
+}
+
+/** The error a request over {@link ScriptedProviderOptions.contextLimit} gets. */
+async function* contextExceeded(tokens: number, limit: number): AsyncGenerator<ModelStreamPart> {
+  yield {
+    type: 'error',
+    error: {
+      message: `the request has ${tokens} tokens, more than the context window of ${limit}`,
+      code: 'context_length_exceeded',
+      retryable: false,
+    },
+  };
 }
 
 const DIRECTIVE = /\[scenario:([A-Za-z0-9_-]+)\]/;
@@ -55,6 +72,9 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
     providerId: options.providerId ?? 'scripted',
     modelId: options.modelId ?? 'scripted-1',
     stream(request, signal) {
+      const limit = options.contextLimit;
+      const tokens = usageOf(request.messages, 0).inputTokens ?? 0;
+      if (limit !== undefined && tokens > limit) return contextExceeded(tokens, limit);
       const { scenario, step } = selectStep(request, scenarios, defaultName);
       const delay = options.chunkDelayMs ?? scenario.chunkDelayMs ?? 0;
       return streamStep(step, request, delay, signal);

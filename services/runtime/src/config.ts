@@ -103,6 +103,8 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     AW_COMPACT_AT: z.coerce.number().gt(0).max(1).default(0.8),
     /** Overrides every scripted scenario's delay between streamed parts. */
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
+    /** The scripted model refuses a longer request as too long for its context (tests). */
+    AW_SCRIPTED_CONTEXT_LIMIT: z.coerce.number().int().min(1).optional(),
     AW_PERMISSION_TIMEOUT_MS: positiveInt(120_000),
     AW_CONFIRM_TIMEOUT_MS: positiveInt(10_000),
     /**

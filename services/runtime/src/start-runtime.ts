@@ -57,6 +57,9 @@ function providerOf(
     ...(config.AW_SCRIPTED_CHUNK_DELAY_MS === undefined
       ? {}
       : { chunkDelayMs: config.AW_SCRIPTED_CHUNK_DELAY_MS }),
+    ...(config.AW_SCRIPTED_CONTEXT_LIMIT === undefined
+      ? {}
+      : { contextLimit: config.AW_SCRIPTED_CONTEXT_LIMIT }),
   });
 }
 

@@ -1,4 +1,5 @@
 import type {
+  ErrorPayload,
   EventPayload,
   EventType,
   ModelSelection,
@@ -99,6 +100,12 @@ export interface Conversation {
   savePart(part: TimelinePart, traceId: string): Promise<void>;
 }
 
+/** The turn a hook runs in. */
+export interface TurnRef {
+  readonly turnId: string;
+  readonly traceId: string;
+}
+
 /** A tool call about to run, or that ran. */
 export interface ToolCallContext {
   readonly tool: ToolDefinition;
@@ -160,6 +167,11 @@ export interface FeatureHooks {
   model?(): CatalogModel | undefined;
   /** Called once a turn's user message committed, before its first model request. */
   onTurnStart?(turn: TurnStartContext): Promise<void>;
+  /**
+   * Called when a main-turn model step failed (R16.2 `model_error`); true asks the turn to
+   * send the step once more (reactive compaction, 0229). A turn retries once at most.
+   */
+  onModelError?(error: ErrorPayload, turn: TurnRef): Promise<boolean>;
   /** Called right before a tool runs (its permission granted); a throw fails the call. */
   beforeTool?(call: ToolCallContext): Promise<void>;
   /** Called after a tool ran, whether it succeeded or failed. */

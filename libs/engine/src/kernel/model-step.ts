@@ -228,7 +228,6 @@ interface StepOutput {
 async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<void> {
   const write = { sequence: ctx.emitter.appender.latestSequence, traceId: ctx.traceId };
   const completed = ctx.now();
-  const interrupted = out.failure === INTERRUPTED;
   const message: AssistantMessage = {
     id: out.assistantMessageId,
     sessionId: ctx.emitter.sessionId,
@@ -248,7 +247,9 @@ async function saveAssistant(ctx: ModelStepContext, out: StepOutput): Promise<vo
       origin: 'agent_runtime',
       kind: 'assistant_response',
       uiVisibility: 'visible',
-      providerVisibility: interrupted ? 'hidden' : 'visible',
+      // A failed or interrupted step never joins the live history: the transcript hides it
+      // from the model too, so a cold open rebuilds the same conversation (0122, 0229).
+      providerVisibility: out.failure === undefined ? 'visible' : 'hidden',
       transcriptVisibility: 'visible',
     },
     anchor: { turnId: ctx.turnId },

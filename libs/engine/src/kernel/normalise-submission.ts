@@ -1,4 +1,4 @@
-import type { SessionEvent } from '@agentwire/contracts';
+import type { ErrorPayload, SessionEvent } from '@agentwire/contracts';
 import type {
   CatalogModel,
   CommandContext,
@@ -10,6 +10,7 @@ import type {
   SlashCommand,
   ToolCallContext,
   ToolDecision,
+  TurnRef,
   TurnStartContext,
 } from './feature.ts';
 import { RuntimeError } from './runtime-error.ts';
@@ -95,6 +96,14 @@ export class FeatureSet {
       if (op !== undefined) return op;
     }
     return undefined;
+  }
+
+  /** True when a feature recovered from a failed step, which the turn then sends again. */
+  async modelErrored(error: ErrorPayload, turn: TurnRef): Promise<boolean> {
+    for (const hooks of this.#hooks) {
+      if ((await hooks.onModelError?.(error, turn)) === true) return true;
+    }
+    return false;
   }
 
   /** Runs every feature's before-tool hook, in registration order. */

@@ -529,6 +529,7 @@ export class RuntimeSession {
           decideTool: (tool) => this.#features.set.decideTool(tool),
           beforeTool: (call) => this.#features.set.beforeTool(call),
           afterTool: (call) => this.#features.set.afterTool(call),
+          recoverModelError: (error, turn) => this.#features.set.modelErrored(error, turn),
         },
         { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
         this.#history,

@@ -1,7 +1,7 @@
 import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type { ToolCallContext, ToolDecision } from './feature.ts';
+import type { ToolCallContext, ToolDecision, TurnRef } from './feature.ts';
 import { runModelStep } from './model-step.ts';
 import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
@@ -37,6 +37,8 @@ export interface TurnDeps {
   /** The features' hooks around a call that runs (checkpoints, 0225). */
   readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
   readonly afterTool?: (call: ToolCallContext) => Promise<void>;
+  /** The features' answer to a failed step: true sends it once more (0229). */
+  readonly recoverModelError?: (error: ErrorPayload, turn: TurnRef) => Promise<boolean>;
   /** The model's configured context window (R7.4), reported on `model_complete`. */
   readonly contextWindow?: number | undefined;
 }
@@ -95,6 +97,8 @@ export async function runTurn(
   let toolCallCount = 0;
   let response = '';
   let parentMessageId = spec.userMessageId;
+  /** A failed step is sent again once at most (0229). */
+  let retried = false;
   const finish = async (
     resultType: 'success' | 'cancelled' | 'error_max_turns',
   ): Promise<TurnOutcome> => {
@@ -142,6 +146,13 @@ export async function runTurn(
       history,
     );
     if (result.kind === 'cancelled') return finish('cancelled');
+    if (result.kind === 'error' && !retried && deps.recoverModelError !== undefined) {
+      retried = true;
+      if (await deps.recoverModelError(result.error, { turnId, traceId })) {
+        step -= 1;
+        continue;
+      }
+    }
     if (result.kind === 'error') {
       await emitter.emit('turn_error', turnId, traceId, {
         error: result.error,

@@ -5,6 +5,7 @@ import type {
   FeatureHooks,
   SessionFeature,
   SlashCommand,
+  TurnRef,
 } from '../../kernel/feature.ts';
 import { RuntimeError } from '../../kernel/runtime-error.ts';
 
@@ -16,6 +17,13 @@ const INSTRUCTION =
 
 /** What a summary message starts with, so that the model can tell it from a prompt. */
 const SUMMARY_HEADER = 'Summary of the conversation before this point (compacted):\n\n';
+
+/**
+ * A provider's answer that the request is longer than the model's context window (OpenAI's
+ * `context_length_exceeded`, Anthropic's "prompt is too long", and the like).
+ */
+const CONTEXT_OVERFLOW =
+  /context_length_exceeded|prompt is too long|maximum context length|context (window|length)|too many tokens/i;
 
 /** About four characters a token: the estimate of a context the model has not seen yet. */
 function estimateTokens(messages: readonly ModelMessage[]): number {
@@ -61,7 +69,7 @@ function recoveredContext(events: readonly SessionEvent[]): number | undefined {
 type CompactTrigger = EventPayload<'compact_boundary'>['trigger'];
 
 /** A compaction's turn, when it runs inside one (automatic, before the first request). */
-type TurnRef = { readonly turnId: string; readonly traceId: string } | undefined;
+type InTurn = TurnRef | undefined;
 
 interface CompactionOutcome {
   readonly ok: boolean;
@@ -83,7 +91,7 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
   const compact = async (
     trigger: CompactTrigger,
     focus: string,
-    turn: TurnRef,
+    turn: InTurn,
   ): Promise<CompactionOutcome> => {
     const messages = ctx.conversation.messages();
     const from = keptFrom(messages);
@@ -169,7 +177,9 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
     if (summary === '') return fail('empty_summary');
     const content = `${SUMMARY_HEADER}${summary}`;
     const head: ModelMessage = { role: 'user', content, summary: true };
-    const pre = contextUsed ?? estimateTokens(messages);
+    // The last step's context, or the conversation as it stands now when that is larger
+    // (a new prompt since, or the request a provider refused as too long).
+    const pre = Math.max(contextUsed ?? 0, estimateTokens(messages));
     const post = estimateTokens([head, ...ctx.conversation.messages().slice(from)]);
     // A summary as long as what it replaces frees nothing: the conversation stays whole.
     if (post >= pre) return fail('no_gain');
@@ -257,7 +267,7 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
   };
 
   /** Runs one at a time; the caller has checked there is something to compact. */
-  const runOne = (trigger: CompactTrigger, focus: string, turn: TurnRef) => {
+  const runOne = (trigger: CompactTrigger, focus: string, turn: InTurn) => {
     const job = compact(trigger, focus, turn).finally(() => {
       running = undefined;
     });
@@ -306,6 +316,15 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
       ) {
         contextUsed = contextTokens(event.payload.usage);
       }
+    },
+    async onModelError(error, turn) {
+      // Reactive (0229): the provider refused the request as too long; compact, then the
+      // turn sends the step once more.
+      if (!CONTEXT_OVERFLOW.test(`${error.code ?? ''} ${error.message}`)) return false;
+      await running;
+      if (!compactable()) return false;
+      const outcome = await runOne('reactive', '', turn);
+      return outcome.ok;
     },
     async onTurnStart(turn) {
       // A turn's first request waits for a compaction that runs (0229).

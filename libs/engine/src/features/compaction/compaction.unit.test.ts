@@ -7,8 +7,8 @@ import { createSessionHarness } from '../../testing/session-harness.ts';
 import { builtinFeatures } from '../index.ts';
 
 /** The scripted model, recording every request it is sent. */
-function recordingModel(): { model: ModelProvider; seen: ModelRequest[] } {
-  const scripted = createScriptedProvider();
+function recordingModel(contextLimit?: number): { model: ModelProvider; seen: ModelRequest[] } {
+  const scripted = createScriptedProvider(contextLimit === undefined ? {} : { contextLimit });
   const seen: ModelRequest[] = [];
   const model: ModelProvider = {
     providerId: scripted.providerId,
@@ -22,8 +22,10 @@ function recordingModel(): { model: ModelProvider; seen: ModelRequest[] } {
   return { model, seen };
 }
 
-function harness(options: { contextWindow?: number; compactAt?: number } = {}) {
-  const { model, seen } = recordingModel();
+function harness(
+  options: { contextWindow?: number; compactAt?: number; contextLimit?: number } = {},
+) {
+  const { model, seen } = recordingModel(options.contextLimit);
   const h = createSessionHarness({
     model,
     features: builtinFeatures(
@@ -189,6 +191,48 @@ describe('automatic compaction before a turn', () => {
     const turnRequest = seen.at(-1)?.messages ?? [];
     expect(turnRequest.map((m) => m.role)).toEqual(['user', 'user']);
     expect(turnRequest[1]?.content).toBe('a second question');
+  });
+});
+
+describe('reactive compaction', () => {
+  it('a "context too long" answer compacts, and the step is sent once more and succeeds', async () => {
+    const { events, seen, run, compactEvents } = harness({ contextLimit: 200 });
+    await run(LONG);
+    const outcome = await run(`second question: ${'y'.repeat(400)}`);
+    expect(outcome).toMatchObject({ status: 'complete' });
+    const turnId = events.filter((e) => e.type === 'turn_started').at(-1)?.turnId;
+    const turn = events.filter((e) => e.turnId === turnId);
+    expect(
+      turn
+        .filter((e) => e.type.startsWith('model_') || e.type.startsWith('compact_'))
+        .filter((e) => e.type !== 'model_streaming')
+        .map((e) => `${e.type}:${(e.payload as { querySource?: string }).querySource ?? ''}`),
+    ).toEqual([
+      'model_request:main_turn',
+      'model_error:main_turn',
+      'compact_started:',
+      'model_request:compact',
+      'model_complete:compact',
+      'compact_boundary:',
+      'compact_completed:',
+      'model_request:main_turn',
+      'model_complete:main_turn',
+    ]);
+    expect(compactEvents().find((e) => e.type === 'compact_boundary')?.payload).toMatchObject({
+      trigger: 'reactive',
+    });
+    expect(seen.at(-1)?.messages.map((m) => m.role)).toEqual(['user', 'user']);
+    expect(events.at(-1)?.type).toBe('turn_complete');
+  });
+
+  it('when the summary request is refused too, the turn ends with the first error after one attempt', async () => {
+    const { events, run, compactEvents } = harness({ contextLimit: 120 });
+    await run(`first: ${'x'.repeat(300)}`);
+    const outcome = await run(`second: ${'y'.repeat(600)}`);
+    expect(outcome).toMatchObject({ status: 'error' });
+    expect(events.filter((e) => e.type === 'model_error').length).toBeLessThanOrEqual(3);
+    expect(compactEvents().filter((e) => e.type === 'compact_started')).toHaveLength(1);
+    expect(events.at(-1)?.type).toBe('turn_error');
   });
 });
 
