@@ -1,5 +1,6 @@
 import type { BenchGroup } from '../group.ts';
 import { clusterGroup } from './cluster.ts';
+import { compactionGroup } from './compaction.ts';
 import { domainGroup } from './domain.ts';
 import { faultsGroup } from './faults.ts';
 import { gatewayGroup } from './gateway.ts';
@@ -20,4 +21,5 @@ export const groups: readonly BenchGroup[] = [
   clusterGroup,
   growthGroup,
   gatewayGroup,
+  compactionGroup,
 ];

@@ -18,9 +18,6 @@ import { memoryTools } from './memory-tools.ts';
 /**
  * Options of {@link createSessionHarness}: the tools (default {@link memoryTools}) and their
  * root, and any session option to override.
-
- *
- * @internal Exported for its tests.
  */
 export type SessionHarnessOptions = {
   readonly root?: string;
@@ -29,11 +26,7 @@ export type SessionHarnessOptions = {
     readonly writer?: RecordingWriter;
   };
 
-/**
- * A session of `s1` over recording fakes, with every appended event collected.
- *
- * @internal Exported for its tests.
- */
+/** A session of `s1` over recording fakes, with every appended event collected. */
 export interface SessionHarness {
   readonly session: RuntimeSession;
   readonly appender: EventAppender;
