@@ -108,6 +108,24 @@ describe('formatEvent', () => {
     expect(formatEvent(event as typeof base)).toBe(`   7 ${type}  ${summary}`);
   });
 
+  it('summarises a compaction in one line: its trigger, the tokens before and after', () => {
+    const base = sampleSessionEvent('compact_boundary', { sequenceNumber: 9 });
+    const event = {
+      ...base,
+      payload: {
+        ...base.payload,
+        trigger: 'auto' as const,
+        preCompactTokenCount: 900,
+        postCompactTokenCount: 120,
+        summarizedMessageCount: 8,
+        keptMessageCount: 1,
+      },
+    };
+    expect(formatEvent(event)).toBe(
+      '   9 compact_boundary  auto: 900 -> 120 tokens, 8 messages summarised, 1 kept',
+    );
+  });
+
   it('keeps one line and cuts long summaries', () => {
     const base = sampleSessionEvent('turn_started', { sequenceNumber: 3 });
     const event = { ...base, payload: { ...base.payload, input: `a\nb ${'x'.repeat(500)}` } };

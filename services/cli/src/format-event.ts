@@ -20,6 +20,10 @@ const SUMMARIES: Summaries = {
   model_streaming: (p) => (p.delta === '' ? (p.kind ?? '') : quote(p.delta)),
   model_complete: (p) => `${p.stopReason} ${quote(p.content)}`,
   model_error: (p) => p.error.message,
+  compact_started: (p) => `${p.trigger} ${p.operationId}`,
+  compact_failed: (p) => `${p.trigger}: ${p.reason ?? p.error?.message ?? 'failed'}`,
+  compact_boundary: (p) =>
+    `${p.trigger}: ${p.preCompactTokenCount} -> ${p.postCompactTokenCount ?? '?'} tokens, ${p.summarizedMessageCount} messages summarised, ${p.keptMessageCount ?? 0} kept`,
   tool_call_scheduled: (p) => `${p.toolName} ${JSON.stringify(p.input)}`,
   tool_call_started: (p) => `${p.toolName ?? p.toolCallId}`,
   tool_call_result: (p) => `${p.result.success ? 'ok' : 'failed'} ${quote(p.result.content)}`,

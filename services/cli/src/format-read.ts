@@ -84,7 +84,12 @@ function formatPart(part: Part, style: Style): string | undefined {
 /** The lines of one history message: a header, then one indented line per shown part. */
 function formatHistoryMessage(entry: HistoryMessage, style: Style = PLAIN): string[] {
   const { message, parts } = entry;
-  const role = message.role === 'user' ? style.cyan('user') : style.green('assistant');
+  const role =
+    message.semantics?.kind === 'compact_summary'
+      ? style.yellow('summary')
+      : message.role === 'user'
+        ? style.cyan('user')
+        : style.green('assistant');
   const head = `${style.bold(role)} ${style.dim(`${message.id} ${when(message.time.created)}`)}`;
   const body = parts
     .map((p) => formatPart(p, style))

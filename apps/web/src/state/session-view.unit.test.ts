@@ -223,4 +223,54 @@ describe('the session view', () => {
     expect(both.transcript.messages.map((m) => m.id)).toEqual(['msg_1', 'msg_2', 'msg_a']);
     expect(both.lastSeq).toBe(9);
   });
+
+  it('a compaction shows as a summary divider: live at its boundary, from history by its kind', () => {
+    const live = applyEvents(base(), [
+      event(
+        1,
+        'compact_boundary',
+        {
+          boundaryId: 'cb_1',
+          trigger: 'manual',
+          preCompactTokenCount: 900,
+          postCompactTokenCount: 120,
+          summarizedMessageCount: 8,
+          keptMessageCount: 2,
+          summaryMessageIds: ['msg_s'],
+        },
+        null,
+      ),
+    ]);
+    expect(live.transcript.messages).toMatchObject([
+      {
+        id: 'msg_s',
+        summary: true,
+        parts: [{ text: 'The conversation before this point was summarised (900 tokens to 120).' }],
+      },
+    ]);
+    const summary = HistoryMessage.parse({
+      message: {
+        id: 'msg_s',
+        sessionId: 'ses_1',
+        role: 'user',
+        time: { created: 1 },
+        agent: 'build',
+        synthetic: true,
+        semantics: {
+          origin: 'agent_runtime',
+          kind: 'compact_summary',
+          uiVisibility: 'visible',
+          providerVisibility: 'visible',
+          transcriptVisibility: 'visible',
+        },
+      },
+      parts: [
+        { id: 'prt_s', sessionId: 'ses_1', messageId: 'msg_s', type: 'text', text: 'We fixed it.' },
+      ],
+    });
+    const read = viewOfBase(initialProjection('ses_1', 1_000), [summary], 0);
+    expect(read.transcript.messages).toMatchObject([
+      { id: 'msg_s', summary: true, parts: [{ text: 'We fixed it.' }] },
+    ]);
+  });
 });

@@ -23,6 +23,8 @@ export interface MessageView {
   readonly turnId: string | null;
   readonly parts: readonly PartView[];
   readonly streaming: boolean;
+  /** A compaction's summary (docs/decisions/0229): drawn collapsed, not as a prompt. */
+  readonly summary?: boolean;
 }
 
 /** A turn's end, shown under its messages when it did not simply succeed. */
@@ -97,6 +99,7 @@ export function transcriptOfHistory(messages: readonly HistoryMessage[]): Transc
       turnId: message.anchor?.turnId ?? null,
       parts: sortParts(drawn),
       streaming: false,
+      ...(message.semantics?.kind === 'compact_summary' ? { summary: true } : {}),
     });
   }
   return { messages: views, notices: [], settled };
@@ -216,6 +219,22 @@ const HANDLERS: Handlers = {
         ? m
         : withPart(m, { kind: 'text', id: `${id}:input`, text: e.payload.input }),
     );
+  },
+  // Live, the summary itself is a persistence write: the boundary marks the place until the
+  // history is read again, which then holds the summary under the same id.
+  compact_boundary: (t, e) => {
+    const id = e.payload.summaryMessageIds[0] ?? `${e.payload.boundaryId}:summary`;
+    const { preCompactTokenCount: pre, postCompactTokenCount: post } = e.payload;
+    const text = `The conversation before this point was summarised (${pre} tokens to ${post ?? '?'}).`;
+    const view = (): MessageView => ({
+      id,
+      role: 'user',
+      turnId: e.turnId,
+      parts: [{ kind: 'text', id: `${id}:boundary`, text }],
+      streaming: false,
+      summary: true,
+    });
+    return upsertMessage(t, id, view, (m) => m);
   },
   model_request: (t, e) =>
     isMainTurn(e.turnId, e.payload.querySource) ? { ...t, step: { turnId: e.turnId } } : t,

@@ -4,6 +4,22 @@ import { ToolCall } from './tool-call.tsx';
 
 /** One message: the user's text as typed, the assistant's as Markdown, reasoning collapsed. */
 export function MessageItem({ message }: { readonly message: MessageView }) {
+  if (message.summary === true) {
+    return (
+      <article
+        class="message message-summary"
+        aria-label="Context compacted"
+        data-message-id={message.id}
+      >
+        <details class="compact-summary">
+          <summary>Context compacted</summary>
+          {message.parts.map((part) =>
+            part.kind === 'text' ? <Markdown key={part.id} text={part.text} /> : null,
+          )}
+        </details>
+      </article>
+    );
+  }
   const who = message.role === 'user' ? 'You' : 'Assistant';
   return (
     <article
