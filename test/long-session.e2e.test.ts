@@ -29,7 +29,11 @@ const LARGEST = 64 * 1024;
 let stack: RuntimeStack;
 
 beforeAll(async () => {
-  stack = await startRuntimeStack({ name: 'long-session-e2e' }, ['rtA']);
+  // The broker's limits with the whole history kept: no automatic compaction (0229).
+  stack = await startRuntimeStack(
+    { name: 'long-session-e2e', runtimeEnv: { AW_COMPACT_AT: 'off' } },
+    ['rtA'],
+  );
   await writeFile(path.join(stack.workspace, 'README.md'), fileOfBytes(FILE_BYTES));
 });
 

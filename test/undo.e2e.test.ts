@@ -88,6 +88,28 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
         targetCheckpointId: beforeTurn2,
       }),
     ]);
+    // The next turn's model is told (R8): a model-only notice after its prompt, in the
+    // transcript for a cold open, hidden from the UI (docs/decisions/0230).
+    const next = await client.runTurn(sid, 'what changed?', follow);
+    expect(next).toMatchObject({ ok: true, status: 'complete' });
+    const request = follow.events.findLast(
+      (e) => e.type === 'model_request' && e.turnId === (next.ok ? next.turnId : ''),
+    );
+    if (request?.type !== 'model_request') throw new Error('no request in the next turn');
+    const sent = request.payload.messages;
+    expect(sent.at(-1)?.content).toContain(`rewound the workspace to checkpoint ${beforeTurn2}`);
+    expect(sent.at(-2)?.content).toBe('what changed?');
+    const notices = await stack.db
+      .selectFrom('messages')
+      .select(['data'])
+      .where('session_id', '=', sid)
+      .execute();
+    const kinds = notices.map(
+      (r) => (r.data as { semantics?: { kind?: string; uiVisibility?: string } }).semantics,
+    );
+    expect(kinds.filter((k) => k?.kind === 'rewind_notice')).toEqual([
+      expect.objectContaining({ uiVisibility: 'hidden', providerVisibility: 'visible' }),
+    ]);
     await follow.stop();
   });
 

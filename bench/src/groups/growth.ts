@@ -49,7 +49,8 @@ export const growthGroup: BenchGroup = {
     });
     const runtime = await startServiceProcess(
       SERVICE_MAINS.runtime,
-      { ...common, AW_WORKSPACE_ROOT: workspace },
+      // The broker's growth with the whole history kept: no automatic compaction (0229).
+      { ...common, AW_WORKSPACE_ROOT: workspace, AW_COMPACT_AT: 'off' },
       { readyWhen: 'runtime accepting' },
     ).catch(async (err: unknown) => {
       worker.kill('SIGKILL');

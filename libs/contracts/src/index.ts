@@ -32,6 +32,7 @@ export {
 } from './frames/sse-frame.ts';
 export { LedgerStatus } from './ledger.ts';
 export { AssistantMessage, Message, MessageTokens, UserMessage } from './messages/message.ts';
+export { MessageSemantics } from './messages/message-semantics.ts';
 export { eventIdOfMessageId, NumberWitness } from './number-witness.ts';
 export {
   decodeSessionEvent,
@@ -56,6 +57,7 @@ export {
   ModelSelection,
   ModelUsage,
   SessionMode,
+  SyntheticSource,
   TitleSource,
 } from './payloads/common.ts';
 export { SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';

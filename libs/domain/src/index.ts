@@ -17,4 +17,5 @@ export {
 } from './residency-decision.ts';
 export { type ResidencyOptions, resolveResidencyOptions } from './residency-options.ts';
 export { shouldGenerateTitle, type TitleGenerationConfig } from './should-generate-title.ts';
+export { syntheticAnchorOrigin, syntheticNoticeSemantics } from './synthetic-notice.ts';
 export { decideTitleWriteBack, replaceableTitleSources } from './title-write-back.ts';

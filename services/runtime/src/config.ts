@@ -98,9 +98,13 @@ export const RuntimeConfig = BaseServiceConfig.extend(DatabaseConfig.shape)
     AW_MODELS: ModelsConfig,
     /**
      * Share of the model's context window past which a turn compacts the conversation
-     * before its first request (docs/decisions/0229); 1 compacts only a full window.
+     * before its first request (docs/decisions/0229); 1 compacts only a full window, `off`
+     * never by itself (`/compact` and a "context too long" answer still do).
      */
-    AW_COMPACT_AT: z.coerce.number().gt(0).max(1).default(0.8),
+    AW_COMPACT_AT: z
+      .union([z.literal('off'), z.coerce.number().gt(0).max(1)])
+      .default(0.8)
+      .transform((v) => (v === 'off' ? undefined : v)),
     /** Overrides every scripted scenario's delay between streamed parts. */
     AW_SCRIPTED_CHUNK_DELAY_MS: z.coerce.number().int().min(0).optional(),
     /** The scripted model refuses a longer request as too long for its context (tests). */

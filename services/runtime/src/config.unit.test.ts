@@ -63,4 +63,15 @@ describe('runtime configuration: models (R7.4, docs/decisions/0224)', () => {
   ])('refuses AW_MODELS=%s at start, naming it', (value, message) => {
     expect(() => loadConfig(RuntimeConfig, { ...base, AW_MODELS: value })).toThrow(message);
   });
+
+  it('takes AW_COMPACT_AT as a share of the window or off, and refuses anything else (0229)', () => {
+    expect(RuntimeConfig.parse(base).AW_COMPACT_AT).toBe(0.8);
+    expect(RuntimeConfig.parse({ ...base, AW_COMPACT_AT: '0.5' }).AW_COMPACT_AT).toBe(0.5);
+    expect(RuntimeConfig.parse({ ...base, AW_COMPACT_AT: 'off' }).AW_COMPACT_AT).toBeUndefined();
+    for (const value of ['0', '1.5', '-1', 'never']) {
+      expect(() => loadConfig(RuntimeConfig, { ...base, AW_COMPACT_AT: value }), value).toThrow(
+        /AW_COMPACT_AT/,
+      );
+    }
+  });
 });

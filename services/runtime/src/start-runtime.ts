@@ -180,7 +180,9 @@ export async function startRuntime(
       }),
       workspaceRoot: config.AW_WORKSPACE_ROOT,
       workspace: createWorkspaceFiles({ root: config.AW_WORKSPACE_ROOT }),
-      features: builtinFeatures({ compactAt: config.AW_COMPACT_AT }),
+      features: builtinFeatures(
+        config.AW_COMPACT_AT === undefined ? {} : { compactAt: config.AW_COMPACT_AT },
+      ),
       checkpoints: createWorkspaceCheckpoints({
         root: config.AW_WORKSPACE_ROOT,
         blobs: offload.store,

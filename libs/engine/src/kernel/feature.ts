@@ -87,6 +87,8 @@ export interface Conversation {
    * main-turn request when they share its start; it does not become a base itself.
    */
   requestFields(messages: readonly ModelMessage[]): RequestMessages;
+  /** Appends a message the model sees from now on (a synthetic notice, R8). */
+  append(message: ModelMessage): void;
   /**
    * Writes a message of the runtime's own (a compaction summary) with its parts, with the
    * given trace; resolves true once the worker committed it.

@@ -54,6 +54,9 @@ function conversationOf(o: SessionFeaturesOptions): Conversation {
       o.history.splice(0, from, ...head);
     },
     requestFields: (messages) => o.requests.next(messages).fields,
+    append: (message) => {
+      o.history.push(message);
+    },
     saveMessage: async (message, parts, traceId) => {
       const write = await o.writer.saveUserMessage(message, parts, {
         sequence: sequence(),

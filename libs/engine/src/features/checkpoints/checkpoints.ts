@@ -1,4 +1,5 @@
 import type { SessionEvent } from '@agentwire/contracts';
+import { syntheticAnchorOrigin, syntheticNoticeSemantics } from '@agentwire/domain';
 import type {
   FeatureContext,
   FeatureHooks,
@@ -43,11 +44,45 @@ function scopeOf(call: ToolCallContext): readonly string[] | 'workspace' {
   return call.tool.effect === 'write' && typeof path === 'string' ? [path] : 'workspace';
 }
 
+/** What the model is told of a rewind on the next turn (R8 `rewind`, 0230). */
+function rewindNotice(
+  checkpointId: string,
+  restored: readonly string[],
+  removed: readonly string[],
+) {
+  const files = [
+    restored.length === 0 ? '' : ` Restored: ${restored.join(', ')}.`,
+    removed.length === 0 ? '' : ` Deleted again (they did not exist then): ${removed.join(', ')}.`,
+  ].join('');
+  return (
+    `<system-reminder>The user rewound the workspace to checkpoint ${checkpointId}: the files ` +
+    `are as they were before that tool call.${files} Earlier tool results about these files ` +
+    'are out of date; read them again before relying on them.</system-reminder>'
+  );
+}
+
+/** A rewind the model has not been told of: one after the session's last turn start. */
+function untold(events: readonly SessionEvent[]): string | undefined {
+  let notice: string | undefined;
+  for (const e of events) {
+    if (e.type === 'turn_started') notice = undefined;
+    else if (
+      e.type === 'rewind_triggered' &&
+      e.payload.strategy === 'file_only' &&
+      e.payload.targetCheckpointId !== undefined
+    ) {
+      notice = rewindNotice(e.payload.targetCheckpointId, [], []);
+    }
+  }
+  return notice;
+}
+
 function attach(ctx: FeatureContext): FeatureHooks {
   const store = ctx.checkpoints;
   if (store === undefined) return {};
   const checkpoints = recovered(ctx.recovered);
   let rewinding = false;
+  let pendingNotice = untold(ctx.recovered);
 
   const rewind: SlashCommand = {
     name: 'rewind',
@@ -93,6 +128,7 @@ function attach(ctx: FeatureContext): FeatureHooks {
           };
         }
         checkpoints.splice(at);
+        pendingNotice = rewindNotice(args, outcome.restored, outcome.removed);
         await ctx.emit('rewind_triggered', {
           rewindId,
           scope: 'workspace',
@@ -120,6 +156,32 @@ function attach(ctx: FeatureContext): FeatureHooks {
 
   return {
     commands: [rewind],
+    // The next turn's model is told what the rewind did (R8): a model-only notice after
+    // the turn's prompt, written before the model sees it, so a cold open has it too.
+    async onTurnStart(turn) {
+      const text = pendingNotice;
+      if (text === undefined) return;
+      const id = ctx.ids.newId('msg');
+      const committed = await ctx.conversation.saveMessage(
+        {
+          id,
+          sessionId: ctx.sessionId,
+          role: 'user',
+          time: { created: turn.now },
+          agent: 'build',
+          synthetic: true,
+          source: 'rewind',
+          visibility: 'model-only',
+          semantics: syntheticNoticeSemantics('rewind'),
+          anchor: { turnId: turn.turnId, origin: syntheticAnchorOrigin('rewind') },
+        },
+        [{ id: ctx.ids.newId('prt'), sessionId: ctx.sessionId, messageId: id, type: 'text', text }],
+        turn.traceId,
+      );
+      if (!committed) return;
+      pendingNotice = undefined;
+      ctx.conversation.append({ role: 'user', content: text });
+    },
     async beforeTool(call) {
       if (call.tool.effect === 'read') return;
       const checkpointId = `cp_${call.toolCallId}`;
@@ -158,5 +220,7 @@ function attach(ctx: FeatureContext): FeatureHooks {
 export const checkpoints: SessionFeature = {
   name: 'checkpoints',
   recoversEvery: ['checkpoint_created', 'rewind_triggered'],
+  // The last turn start tells a rewind the model was told of from one it was not.
+  recoversFrom: ['turn_started'],
   attach,
 };

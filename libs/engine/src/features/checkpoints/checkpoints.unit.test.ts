@@ -1,4 +1,5 @@
 import type { SessionEvent } from '@agentwire/contracts';
+import { createScriptedProvider, type ModelRequest } from '@agentwire/model';
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import type { CheckpointStore, WorkspaceRewind } from '../../kernel/ports.ts';
@@ -172,5 +173,88 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     expect(await h.session.submit('/rewind')).toMatchObject({
       result: { checkpoints: [{ checkpointId: 'cp_a', messageId: 'm1', fileCount: 1 }] },
     });
+  });
+
+  it('tells the next turn what a rewind did: a model-only notice after its prompt (R8), once', async () => {
+    const { model, seen } = (() => {
+      const seen: { role: string; content: string }[][] = [];
+      const scripted = createScriptedProvider();
+      return {
+        seen,
+        model: {
+          ...scripted,
+          stream: (request: ModelRequest, signal?: AbortSignal) => {
+            seen.push(request.messages.map((m) => ({ role: m.role, content: m.content })));
+            return scripted.stream(request, signal);
+          },
+        },
+      };
+    })();
+    const r = recordingStore();
+    const h = createSessionHarness({ checkpoints: r.store, model });
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    const [first = ''] = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    await h.session.submit(`/rewind ${first}`);
+    await turn(h, 'what now?');
+    const request = seen.at(-1) ?? [];
+    expect(request.slice(-2).map((m) => m.role)).toEqual(['user', 'user']);
+    expect(request.at(-2)?.content).toBe('what now?');
+    expect(request.at(-1)?.content).toContain(`rewound the workspace to checkpoint ${first}`);
+    expect(request.at(-1)?.content).toContain('Restored: notes.txt.');
+    const notice = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-1)?.value as {
+      message: Record<string, unknown>;
+    };
+    expect(notice.message).toMatchObject({
+      synthetic: true,
+      source: 'rewind',
+      visibility: 'model-only',
+      semantics: { kind: 'rewind_notice', uiVisibility: 'hidden', transcriptVisibility: 'hidden' },
+      anchor: { origin: 'synthetic' },
+    });
+    // Told once: the turn after carries no second notice.
+    await turn(h, 'and then?');
+    const later = seen.at(-1) ?? [];
+    expect(later.filter((m) => m.content.includes('rewound the workspace'))).toHaveLength(1);
+    expect(later.at(-1)?.content).toBe('and then?');
+  });
+
+  it('a rewind the stream shows after the last turn start is told after a restart', async () => {
+    const rewound = {
+      type: 'rewind_triggered',
+      sequenceNumber: 9,
+      payload: {
+        rewindId: 'rw',
+        scope: 'workspace',
+        strategy: 'file_only',
+        targetCheckpointId: 'cp_x',
+      },
+    } as unknown as SessionEvent;
+    const started = {
+      type: 'turn_started',
+      sequenceNumber: 5,
+      payload: {},
+    } as unknown as SessionEvent;
+    const told = {
+      type: 'turn_started',
+      sequenceNumber: 12,
+      payload: {},
+    } as unknown as SessionEvent;
+    const h1 = setup([started, rewound]);
+    await turn(h1, 'after the restart');
+    expect(
+      h1.writer.calls.some(
+        (c) => c.kind === 'save_user_message' && JSON.stringify(c.value).includes('cp_x'),
+      ),
+    ).toBe(true);
+    const h2 = setup([rewound, told]);
+    await turn(h2, 'told already');
+    expect(
+      h2.writer.calls.some(
+        (c) => c.kind === 'save_user_message' && JSON.stringify(c.value).includes('cp_x'),
+      ),
+    ).toBe(false);
   });
 });
