@@ -1,3 +1,4 @@
+export { backendsUp } from './backends-up.ts';
 export { backoffMs } from './backoff.ts';
 export {
   BaseServiceConfig,

@@ -1,8 +1,9 @@
 import { type BusConnection, connectBus, serveRequests } from '@agentwire/bus';
-import { createDatabase, isReachable, migrate } from '@agentwire/store';
+import { createDatabase, migrate } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
 import type { Msg } from '@nats-io/transport-node';
 import type { FastifyInstance } from 'fastify';
+import { backendsUp } from './backends-up.ts';
 import type { BaseServiceConfig, DatabaseConfig } from './base-service-config.ts';
 import { buildServiceApp, listenServiceApp } from './build-service-app.ts';
 
@@ -48,15 +49,14 @@ export interface RequestServiceBase {
  * answers `subject`, each request as its own task.
  */
 export async function startRequestService(o: RequestServiceOptions): Promise<RequestServiceBase> {
-  const live: { bus?: BusConnection; db?: Db } = {};
+  let live: { bus: BusConnection; db: Db } | undefined;
   const state = { requests: 'stopped' };
   const app = buildServiceApp({
     name: o.name,
     readiness: async () => {
-      const nats = live.bus?.connected === true;
-      const postgres = live.db !== undefined && (await isReachable(live.db));
-      const up = { nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
-      return { ok: state.requests === 'serving' && nats && postgres, detail: { ...state, ...up } };
+      const backends = await backendsUp(live);
+      const ok = state.requests === 'serving' && backends.up;
+      return { ok, detail: { ...state, ...backends.detail } };
     },
     metricsText: o.metricsText,
     logger: o.logger,
@@ -79,8 +79,7 @@ export async function startRequestService(o: RequestServiceOptions): Promise<Req
     logger: o.logger,
     noAsyncTraces: true,
   });
-  live.bus = bus;
-  live.db = db;
+  live = { bus, db };
   await migrate(db);
   const server = serveRequests(bus.nc, {
     subject: o.subject,

@@ -1,5 +1,9 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { LedgerCloseStatus, LedgerDeliveryValue } from './ledger-repository.ts';
+import type {
+  AdmitInputArgs,
+  LedgerCloseStatus,
+  LedgerDeliveryValue,
+} from './ledger-repository.ts';
 import { admitConflictSet, closeDeliverySet, mergeDeliverySet } from './ledger-sql.ts';
 import type { MessageInput, PartInput, ToolStatusValue } from './messages-repository.ts';
 import type { Database } from './schema.ts';
@@ -235,16 +239,8 @@ const MERGE_DELIVERY = assignments(mergeDeliverySet);
 const ADMIT = assignments(admitConflictSet);
 const CLOSE_DELIVERY = assignments(closeDeliverySet);
 
-/** An admission (`turn_steer_queued`) for {@link admitInputs}. */
-export interface AdmitRow {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly kind: string;
-  readonly delivery: LedgerDeliveryValue;
-  readonly payload: unknown;
-  readonly sequence: number;
-  readonly at: number | string | Date;
-}
+/** An admission (`turn_steer_queued`) for {@link admitInputs}: the row `admitInput` takes. */
+export type AdmitRow = AdmitInputArgs;
 
 /** Many {@link admitInput}s of distinct rows (`ledgerKey`). */
 export async function admitInputs(db: Kysely<Database>, rows: readonly AdmitRow[]) {

@@ -4,8 +4,7 @@
  * NATS and Postgres, provisions the streams, runs the migrations and consumes until
  * SIGTERM drains it (stop pulling, finish, ack, exit 0).
  */
-import { buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
-import { isReachable } from '@agentwire/store';
+import { backendsUp, buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
 import { WorkerConfig } from './config.ts';
 import { startWorkerRuntime, type WorkerRuntime } from './start-worker-runtime.ts';
 import { createWorkerMetrics } from './worker-metrics.ts';
@@ -27,10 +26,9 @@ await runServiceMain({
       name: SERVICE,
       // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
       readiness: async () => {
-        const nats = runtime?.bus.connected === true;
-        const postgres = runtime !== undefined && (await isReachable(runtime.db));
-        const detail = { ...state, nats: nats ? 'up' : 'down', postgres: postgres ? 'up' : 'down' };
-        return { ok: state.consumers === 'running' && nats && postgres, detail };
+        const backends = await backendsUp(runtime);
+        const detail = { ...state, ...backends.detail };
+        return { ok: state.consumers === 'running' && backends.up, detail };
       },
       metricsText: () => metrics.registry.render(),
       logger,

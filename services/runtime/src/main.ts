@@ -4,8 +4,7 @@
  * Postgres, provisions, and hosts sessions until SIGTERM: it then stops accepting,
  * interrupts running turns, waits for them to end and releases its leases.
  */
-import { buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
-import { isReachable } from '@agentwire/store';
+import { backendsUp, buildServiceApp, listenServiceApp, runServiceMain } from '@agentwire/service';
 import { RuntimeConfig } from './config.ts';
 import { createRuntimeMetrics } from './runtime-metrics.ts';
 import { type StartedRuntime, startRuntime } from './start-runtime.ts';
@@ -22,15 +21,13 @@ await runServiceMain({
       name: SERVICE,
       // 503 while NATS or Postgres is unreachable, not only before the start (issue 9).
       readiness: async () => {
-        const nats = runtime?.bus.connected === true;
-        const postgres = runtime !== undefined && (await isReachable(runtime.db));
+        const backends = await backendsUp(runtime);
         return {
-          ok: runtime?.host.accepting === true && nats && postgres,
+          ok: runtime?.host.accepting === true && backends.up,
           detail: {
             instanceId: runtime?.instanceId ?? null,
             resident: runtime?.host.residentSessionIds.length ?? 0,
-            nats: nats ? 'up' : 'down',
-            postgres: postgres ? 'up' : 'down',
+            ...backends.detail,
           },
         };
       },
