@@ -24,6 +24,7 @@ import {
 } from '@agentwire/testing/nats';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { median } from '../stats.ts';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SESSIONS = 20;
@@ -34,11 +35,6 @@ const FAILOVER_STEP = 30;
 const ROUNDS = 3;
 
 const log = (msg: string) => console.error(`[cluster] ${msg}`);
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** Polls `check` every 50 ms; the bench has no test runner's waitUntil budget to respect. */
 async function until(check: () => boolean, what: string, timeoutMs = 180_000): Promise<void> {

@@ -4,6 +4,7 @@ import { createSessionHarness, type RecordingWriter } from '@agentwire/engine/te
 import { createScriptedProvider, type ModelMessage, type ModelProvider } from '@agentwire/model';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { median } from '../stats.ts';
 
 /** Messages of the bench session (two a turn) and the compactions among them. */
 const MESSAGES = 2_000;
@@ -62,11 +63,6 @@ function rowsOf(writer: RecordingWriter): TranscriptRow[] {
       ),
     };
   });
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /** Median time of `REPEATS` runs of `body`, in ms. */

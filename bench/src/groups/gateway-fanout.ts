@@ -23,6 +23,7 @@ import { HEADERS, type Names, names, type SessionEvent } from '@agentwire/contra
 import { sampleSessionEvent } from '@agentwire/contracts/testing';
 import { type ServiceProcess, startServiceProcess } from '@agentwire/testing';
 import type { Figure } from '../figure.ts';
+import { percentile } from '../stats.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const GATEWAY_MAIN = path.join(
@@ -34,10 +35,6 @@ const EVENTS = 150;
 const INTERVAL_MS = Number(process.env.FANOUT_INTERVAL_MS ?? 20);
 
 const log = (msg: string) => console.error(`[gateway] ${msg}`);
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -132,7 +129,7 @@ async function fanoutP99(
     if (latencies.length < expected)
       throw new Error(`only ${latencies.length} of ${expected} deliveries arrived`);
     latencies.sort((a, b) => a - b);
-    return { p99: quantile(latencies, 0.99), seq: last, samples: latencies.length };
+    return { p99: percentile(latencies, 99), seq: last, samples: latencies.length };
   } finally {
     for (const c of open) c.close();
   }
@@ -154,7 +151,7 @@ async function natsP99(bus: BusConnection, n: Names, sid: string, seq: number) {
   await bus.nc.flush();
   sub.unsubscribe();
   latencies.sort((a, b) => a - b);
-  return { p99: quantile(latencies, 0.99), seq: last };
+  return { p99: percentile(latencies, 99), seq: last };
 }
 
 /** Runs the fanout measurements against a gateway process of a prefix of its own. */

@@ -17,6 +17,7 @@ import { createDatabase, migrate } from '@agentwire/store';
 import { sql } from 'kysely';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { percentile } from '../stats.ts';
 import { fanoutFigures } from './gateway-fanout.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -27,10 +28,6 @@ const WARMUP = 30;
 const SAMPLES = 300;
 
 const log = (msg: string) => console.error(`[gateway] ${msg}`);
-
-function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-}
 
 async function historyPageTimes(): Promise<number[]> {
   const tag = randomBytes(4).toString('hex');
@@ -99,8 +96,8 @@ export const gatewayGroup: BenchGroup = {
   async run(): Promise<readonly Figure[]> {
     const times = await historyPageTimes();
     return [
-      { name: 'gateway.history_page_ms', value: quantile(times, 0.5), unit: 'ms' },
-      { name: 'gateway.history_page_p95_ms', value: quantile(times, 0.95), unit: 'ms' },
+      { name: 'gateway.history_page_ms', value: percentile(times, 50), unit: 'ms' },
+      { name: 'gateway.history_page_p95_ms', value: percentile(times, 95), unit: 'ms' },
       ...(await fanoutFigures()),
     ];
   },

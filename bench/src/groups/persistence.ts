@@ -23,6 +23,7 @@ import {
 import { createDatabase, migrate } from '@agentwire/store';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { median, percentile } from '../stats.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -202,17 +203,6 @@ async function lagMs(bus: BusConnection, databaseUrl: string): Promise<number[]>
   await runtime.stop();
   await deleteStreams(bus, prefix);
   return lags.sort((a, b) => a - b);
-}
-
-function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 async function deleteStreams(bus: BusConnection, prefix: string): Promise<void> {

@@ -26,6 +26,7 @@ import { DeliverPolicy } from '@nats-io/jetstream';
 import { sql } from 'kysely';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { percentile } from '../stats.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -53,11 +54,6 @@ async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }
       await a.destroy();
     },
   };
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /** Offers `LAG_RATE_PER_S` in-order events over `LAG_SESSIONS` sessions; returns lags (ms). */

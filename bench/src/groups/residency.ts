@@ -2,6 +2,7 @@ import type { startRuntime } from '@agentwire/runtime';
 import { startBenchRuntime } from '../bench-runtime.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { median } from '../stats.ts';
 import {
   COLD_MESSAGES,
   COLD_PARTS,
@@ -15,11 +16,6 @@ const PARTS = 5_000;
 const ROUNDS = 5;
 
 const log = (msg: string) => console.error(`[residency] ${msg}`);
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 export const residencyGroup: BenchGroup = {
   name: 'residency',
   description: 'a reclaimed session of 1,000 messages prompted again, beside the cold open',

@@ -6,6 +6,7 @@ import type { createDatabase } from '@agentwire/store';
 import { startBenchRuntime } from '../bench-runtime.ts';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
+import { median, percentile } from '../stats.ts';
 import { COLD_MESSAGES, COLD_PARTS, coldOpen } from './cold-open.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -20,17 +21,6 @@ interface Ctx {
   readonly bus: BusConnection;
   readonly prefix: string;
   readonly db: ReturnType<typeof createDatabase>;
-}
-
-function median(values: readonly number[]): number {
-  return percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 /** A stream consumer that resolves a waiter when message `n` (1-based) arrives. */
