@@ -183,7 +183,9 @@ export const runtimeGroup: BenchGroup = {
         { name: 'runtime.append_events_per_s', value: rate, unit: 'events/s' },
         { name: 'runtime.raw_append_events_per_s', value: rawRate, unit: 'events/s' },
         { name: 'runtime.append_ratio', value: median(ratios), unit: 'ratio' },
-        { name: 'runtime.cold_open_ms', value: cold, unit: 'ms' },
+        // Issue 16: the cold open over a raw read of the same rows, in the same run.
+        { name: 'runtime.cold_open_ms', value: cold.ms, unit: 'ms', baseline: cold.rawMs },
+        { name: 'runtime.cold_open_ratio', value: cold.ms / cold.rawMs, unit: 'ratio' },
       ];
     } finally {
       await bench.stop();
