@@ -33,6 +33,8 @@ beforeAll(async () => {
       runtimeEnv: {
         AW_TOOL_OUTPUT_BYTES: String(6 * 1024 * 1024),
         AW_MAX_EVENT_BYTES: String(BOUND),
+        // The next request must carry the 5 MB result: no automatic compaction (0229).
+        AW_COMPACT_AT: 'off',
       },
       gateway: true,
     },

@@ -6,7 +6,6 @@ export { EventAppender } from './kernel/event-appender.ts';
 export { EventNumbering } from './kernel/event-numbering.ts';
 export type { CatalogModel, SessionFeature } from './kernel/feature.ts';
 export {
-  countUserTurns,
   historyFromTranscript,
   type TranscriptPart,
   type TranscriptRow,

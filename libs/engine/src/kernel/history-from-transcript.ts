@@ -112,8 +112,3 @@ export function historyFromTranscript(rows: readonly TranscriptRow[]): ModelMess
   }
   return history;
 }
-
-/** Number of real user turns in a transcript (turn numbering continues after recovery). */
-export function countUserTurns(rows: readonly TranscriptRow[]): number {
-  return rows.filter((r) => r.role === 'user' && !r.synthetic).length;
-}

@@ -2,7 +2,6 @@ import { purgeTurn } from '@agentwire/bus';
 import type { SessionEvent } from '@agentwire/contracts';
 import {
   type AppendError,
-  countUserTurns,
   discardLeftoverInputs,
   EventAppender,
   EventNumbering,
@@ -154,7 +153,7 @@ async function wire(
       persisted: facts.persisted,
       title: facts.title,
       titleSource: facts.titleSource,
-      turnCount: Math.max(countUserTurns(facts.transcript), facts.scan.turnCount),
+      turnCount: Math.max(facts.userTurns, facts.scan.turnCount),
       history: historyFromTranscript(facts.transcript),
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
       earlierInputs: facts.scan.inputs,

@@ -79,21 +79,65 @@ type PartRow = [
 type MessageRow = [string, TranscriptRow['role'], string | null, boolean, string | null];
 
 /**
+ * Where the model's history starts (docs/decisions/0229): at the prompt the session's last
+ * compaction kept (its last real prompt before the summary), else the summary itself;
+ * undefined without a compaction. In the transcript's order, `created_at` then `id`.
+ */
+async function historyStart(
+  db: StoreDb,
+  sessionId: string,
+): Promise<{ readonly at: Date; readonly id: string } | undefined> {
+  const { rows } = await sql<{ at: Date | null; id: string | null }>`
+    with s as (
+      select created_at, id from messages
+      where session_id = ${sessionId} and data -> 'semantics' ->> 'kind' = 'compact_summary'
+      order by created_at desc, id desc limit 1
+    ), k as (
+      select m.created_at, m.id from messages m, s
+      where m.session_id = ${sessionId} and m.role = 'user'
+        and not coalesce((m.data ->> 'synthetic')::boolean, false)
+        and (m.created_at, m.id) < (s.created_at, s.id)
+      order by m.created_at desc, m.id desc limit 1
+    )
+    select coalesce(k.created_at, s.created_at) as at, coalesce(k.id, s.id) as id
+    from s left join k on true`.execute(db);
+  const row = rows[0];
+  return row?.at == null || row.id == null ? undefined : { at: new Date(row.at), id: row.id };
+}
+
+/**
+ * The session's real user turns, however many a compaction summarised (turn numbering
+ * continues after recovery): its user messages that are not synthetic.
+ */
+export async function countUserTurns(db: StoreDb, sessionId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from messages
+    where session_id = ${sessionId} and role = 'user'
+      and not coalesce((data ->> 'synthetic')::boolean, false)`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+/**
  * Reads what the model's history needs from a session's messages and parts (cold
  * recovery, R10.4): two queries, run in parallel, in which Postgres projects the few JSON
  * fields used and aggregates each result into one JSON document, parsed once and checked
  * column by column at this boundary. Reading full rows and parsing every part with
- * its contract schema cost about 1 s for 10,000 messages and 50,000 parts. This is the
- * runtime's only read of Postgres besides the session row.
+ * its contract schema cost about 1 s for 10,000 messages and 50,000 parts. After a
+ * compaction only the rows from the prompt it kept on are read (issue 16, 0229): the
+ * history starts at the summary, the earlier rows were summarised. This is the runtime's
+ * only read of Postgres besides the session row and its turn count.
  */
 export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promise<TranscriptRow[]> {
+  const start = await historyStart(db, sessionId);
+  const from =
+    start === undefined ? sql`` : sql`and (m.created_at, m.id) >= (${start.at}, ${start.id})`;
   const [messages, parts] = await Promise.all([
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         m.id, m.role, m.data -> 'semantics' ->> 'providerVisibility',
         coalesce((m.data ->> 'synthetic')::boolean, false), m.data -> 'semantics' ->> 'kind'
       ) order by m.created_at, m.id)::text as doc
-      from messages m where m.session_id = ${sessionId}`.execute(db),
+      from messages m where m.session_id = ${sessionId} ${from}`.execute(db),
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         p.message_id, p.type, p.data ->> 'text', p.data ->> 'toolCallId', p.data ->> 'toolName',
@@ -102,7 +146,13 @@ export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promis
         p.data ->> 'url', p.data ->> 'filename'
       ) order by p.message_id, p.id)::text as doc
       from parts p where p.session_id = ${sessionId}
-        and p.type in ('text', 'tool', 'file')`.execute(db),
+        and p.type in ('text', 'tool', 'file')
+        ${
+          start === undefined
+            ? sql``
+            : sql`and p.message_id in (
+                select m.id from messages m where m.session_id = ${sessionId} ${from})`
+        }`.execute(db),
   ]);
   const byMessage = new Map<string, TranscriptPart[]>();
   for (const [

@@ -19,7 +19,7 @@ import {
 } from '@agentwire/engine';
 import { type createDatabase, getLastSequence, getSession, listInputs } from '@agentwire/store';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { loadTranscriptRows } from './load-transcript-rows.ts';
+import { countUserTurns, loadTranscriptRows } from './load-transcript-rows.ts';
 
 /** Database handle type of `@agentwire/store`. */
 export type StoreDb = ReturnType<typeof createDatabase>;
@@ -31,7 +31,10 @@ export interface SessionFacts {
   readonly persisted: boolean;
   readonly title: string | null;
   readonly titleSource: NonNullable<SessionStart['titleSource']> | null;
+  /** The rows the model's history is built from (after a compaction, its tail only). */
   readonly transcript: readonly TranscriptRow[];
+  /** The session's real user turns in Postgres, summarised ones included. */
+  readonly userTurns: number;
   /**
    * Numbering continues after this (R2.3, DESIGN.md first invariant): the larger of the
    * stream's highest number across `ev` and every `tx` subject (read with the fences, in
@@ -87,11 +90,12 @@ export async function loadSessionFacts(
   deps: SessionLoaderDeps,
   sessionId: string,
 ): Promise<SessionFacts> {
-  const [tip, row, pgLast, transcript, admitted] = await Promise.all([
+  const [tip, row, pgLast, transcript, userTurns, admitted] = await Promise.all([
     readSessionTip(deps.jsm, deps.names, sessionId),
     getSession(deps.db, sessionId),
     getLastSequence(deps.db, sessionId),
     loadTranscriptRows(deps.db, sessionId),
+    countUserTurns(deps.db, sessionId),
     listInputs(deps.db, sessionId, { status: ['admitted'] }),
   ]);
   const { scan, lastRequest, featureEvents } =
@@ -107,6 +111,7 @@ export async function loadSessionFacts(
     title: row?.title ?? null,
     titleSource: (row?.title_source ?? null) as SessionFacts['titleSource'],
     transcript,
+    userTurns,
     lastSequence: Math.max(tip.lastNumber, pgLast),
     lastDurableSequence: Math.max(tip.lastDurableNumber, pgLast),
     fence: tip.fence,
