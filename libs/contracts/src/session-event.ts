@@ -67,8 +67,3 @@ export type SessionEventOf<T extends EventType> = T extends EventType
 
 /** Any session event: a union discriminated on `type`, so `payload` narrows (R2.1). */
 export type SessionEvent = SessionEventOf<EventType>;
-
-/** Returns the event with the sequence number the store assigned (R2.2, R3.2). */
-export function withSequenceNumber<E extends SessionEvent>(event: E, sequenceNumber: number): E {
-  return { ...event, sequenceNumber };
-}

@@ -1,6 +1,6 @@
 // The session engine (docs/decisions/0151): the kernel the runtime wires to NATS and Postgres.
 
-export { builtinFeatures } from './features/index.ts';
+export { builtinFeatures } from './features/builtin-features.ts';
 export { AppendError } from './kernel/append-error.ts';
 export { EventAppender } from './kernel/event-appender.ts';
 export { EventNumbering } from './kernel/event-numbering.ts';

@@ -1,12 +1,13 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { describe, expect, it } from 'vitest';
 import { canonicalDump } from './canonical-dump.ts';
-import { applyDurableEvent, type DurableEvent, isDurableEvent } from './durable-events.ts';
+import { applyDurableEvent, type DurableEvent } from './durable-events.ts';
 import { keyedEntryId, listEntries } from './entries-repository.ts';
 import { getInput, listInputs } from './ledger-repository.ts';
 import { saveUserMessage } from './messages-repository.ts';
 import { getLastSequence } from './session-sequence.ts';
-import { event, permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
+import { event, permutations, truncateAll, useStoreTestContext } from './test-support.ts';
+import { isDurableEvent } from './testing/is-durable-event.ts';
 
 const ctx = useStoreTestContext();
 

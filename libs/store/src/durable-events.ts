@@ -1,10 +1,4 @@
-import {
-  type DurableEventType,
-  isDurableEventType,
-  type SessionEvent,
-  type SessionEventOf,
-  type SteerDiscardReason,
-} from '@agentwire/contracts';
+import type { DurableEventType, SessionEventOf, SteerDiscardReason } from '@agentwire/contracts';
 import { applyLedgerOperation, ledgerOperationOfDiscard } from '@agentwire/domain';
 import type { Kysely, Transaction } from 'kysely';
 import { saveEntry, upsertKeyedEntry } from './entries-repository.ts';
@@ -22,11 +16,6 @@ import { inTransaction } from './transaction.ts';
 
 /** A session event of a durable type. */
 export type DurableEvent = { [K in DurableEventType]: SessionEventOf<K> }[DurableEventType];
-
-/** Whether R6 writes this event (every other type is acked untouched). */
-export function isDurableEvent(event: SessionEvent): event is DurableEvent {
-  return isDurableEventType(event.type);
-}
 
 /**
  * What applying a durable event did: `applied` false when it changed nothing.

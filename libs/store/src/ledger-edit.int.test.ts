@@ -5,7 +5,7 @@ import { canonicalDump } from './canonical-dump.ts';
 import { applyDurableEvent } from './durable-events.ts';
 import { getInput } from './ledger-repository.ts';
 import type { Database } from './schema.ts';
-import { event, permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
+import { event, permutations, truncateAll, useStoreTestContext } from './test-support.ts';
 
 const ctx = useStoreTestContext();
 

@@ -12,7 +12,7 @@ import {
   type ToolStatusValue,
 } from './messages-repository.ts';
 import { runOnce } from './processed-messages.ts';
-import { permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
+import { permutations, truncateAll, useStoreTestContext } from './test-support.ts';
 
 const ctx = useStoreTestContext();
 

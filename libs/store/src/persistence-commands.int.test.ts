@@ -6,7 +6,7 @@ import { applyDurableEvent } from './durable-events.ts';
 import { getInput } from './ledger-repository.ts';
 import { applyPersistenceCommand } from './persistence-commands.ts';
 import { getSession } from './sessions-repository.ts';
-import { event, permutations, truncateAll, useStoreTestContext } from './test-helpers.ts';
+import { event, permutations, truncateAll, useStoreTestContext } from './test-support.ts';
 
 const ctx = useStoreTestContext();
 

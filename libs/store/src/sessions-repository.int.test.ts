@@ -7,7 +7,7 @@ import {
   markFirstInputEdited,
   updateTitle,
 } from './sessions-repository.ts';
-import { useStoreTestContext } from './test-helpers.ts';
+import { useStoreTestContext } from './test-support.ts';
 
 const ctx = useStoreTestContext();
 

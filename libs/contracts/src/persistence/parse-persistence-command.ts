@@ -24,9 +24,6 @@ function fail(message: string, kind: string | undefined, path: string) {
 /**
  * Parses an unknown value as a persistence command: the kind by name
  * (`unknown_command`), then the command against its kind's schema (`invalid_command`).
-
- *
- * @internal Exported for its tests.
  */
 export function parsePersistenceCommand(input: unknown): ParsePersistenceCommandResult {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
@@ -45,13 +42,6 @@ export function parsePersistenceCommand(input: unknown): ParsePersistenceCommand
     { code: 'invalid_command', kind, issues, cause: result.error },
   );
   return { ok: false, error };
-}
-
-/** Like {@link parsePersistenceCommand}, but throws the error. */
-export function parsePersistenceCommandOrThrow(input: unknown): PersistenceCommand {
-  const result = parsePersistenceCommand(input);
-  if (!result.ok) throw result.error;
-  return result.command;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true });

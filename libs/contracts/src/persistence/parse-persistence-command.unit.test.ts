@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { parsePersistenceCommandOrThrow } from '../testing/parse-persistence-command-or-throw.ts';
 import { sampleCompletedToolPart, samplePersistenceCommands } from '../testing/sample-records.ts';
 import { decideVersionedWrite, nextCommandVersion } from './command-version.ts';
-import {
-  decodePersistenceCommand,
-  parsePersistenceCommand,
-  parsePersistenceCommandOrThrow,
-} from './parse-persistence-command.ts';
+import { decodePersistenceCommand, parsePersistenceCommand } from './parse-persistence-command.ts';
 import { PERSISTENCE_COMMAND_KINDS } from './persistence-command.ts';
 import { PersistenceConfirmation } from './persistence-confirmation.ts';
 

@@ -1,7 +1,6 @@
 // Test kit of @agentwire/contracts: for tests only, never imported by production code.
 
-export { parsePersistenceCommandOrThrow } from '../persistence/parse-persistence-command.ts';
-export { withSequenceNumber } from '../session-event.ts';
+export { parsePersistenceCommandOrThrow } from './parse-persistence-command-or-throw.ts';
 export { samplePersistenceCommands } from './sample-records.ts';
 export {
   SAMPLE_TRACE_ID,
@@ -9,3 +8,4 @@ export {
   sampleEventPayloads,
   sampleSessionEvent,
 } from './samples.ts';
+export { withSequenceNumber } from './with-sequence-number.ts';

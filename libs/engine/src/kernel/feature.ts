@@ -18,7 +18,7 @@ import type { ToolDefinition } from './tool-definition.ts';
 /**
  * The engine's one extension point (issue 10, docs/decisions/0220): a feature is a module in
  * its own folder under `src/features/` that registers what it adds through this interface,
- * and `src/features/index.ts` lists it in one line. The kernel's classes never name a
+ * and `src/features/builtin-features.ts` lists it in one line. The kernel's classes never name a
  * feature. Members are added here when the first feature that needs them lands (tools,
  * turn- and step-boundary hooks, operations), so nothing here is unused.
  */

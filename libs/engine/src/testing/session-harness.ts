@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { createScriptedProvider } from '@agentwire/model';
-import { builtinFeatures } from '../features/index.ts';
+import { builtinFeatures } from '../features/builtin-features.ts';
 import { EventAppender } from '../kernel/event-appender.ts';
 import { EventNumbering } from '../kernel/event-numbering.ts';
 import { RuntimeSession, type RuntimeSessionOptions } from '../kernel/runtime-session.ts';

@@ -1,2 +1,2 @@
 // Test kit of @agentwire/telemetry: for tests only, never imported by production code.
-export { installContextPropagation } from '../context-propagation.ts';
+export { installContextPropagation } from './context-propagation.ts';

@@ -4,7 +4,7 @@ import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import { historyFromTranscript, type TranscriptRow } from '../../kernel/history-from-transcript.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
-import { builtinFeatures } from '../index.ts';
+import { builtinFeatures } from '../builtin-features.ts';
 
 /** The scripted model, recording every request it is sent. */
 function recordingModel(contextLimit?: number): { model: ModelProvider; seen: ModelRequest[] } {
