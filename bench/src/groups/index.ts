@@ -9,6 +9,7 @@ import { persistenceGroup } from './persistence.ts';
 import { projectionGroup } from './projection.ts';
 import { residencyGroup } from './residency.ts';
 import { runtimeGroup } from './runtime.ts';
+import { undoGroup } from './undo.ts';
 
 /** Every benchmark group, in the order `pnpm bench` runs them. Add new groups here. */
 export const groups: readonly BenchGroup[] = [
@@ -22,4 +23,5 @@ export const groups: readonly BenchGroup[] = [
   growthGroup,
   gatewayGroup,
   compactionGroup,
+  undoGroup,
 ];

@@ -1,6 +1,8 @@
 // Test kit of the service: for tests and benches only, never imported by production code.
 
 export { loadTranscriptRows } from '../nats/load-transcript-rows.ts';
+export { createWorkspaceCheckpoints } from '../tools/workspace-checkpoints.ts';
+export { createWorkspaceTools } from '../tools/workspace-tools.ts';
 export { analyzeTranscriptTables } from './analyze-transcript-tables.ts';
 export { type AppendLoad, startAppendLoad } from './append-load.ts';
 export { type EventWatcher, watchEvents } from './event-watcher.ts';
