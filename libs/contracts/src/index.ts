@@ -69,6 +69,7 @@ export {
   ModelStreamingPayload,
 } from './payloads/model.ts';
 export { PermissionDecision, RiskLevel } from './payloads/permission.ts';
+export { Target, TargetVerification } from './payloads/target.ts';
 export { EarlyTurnEnd } from './payloads/turn.ts';
 export { nextCommandVersion } from './persistence/command-version.ts';
 export { decodePersistenceCommand } from './persistence/parse-persistence-command.ts';

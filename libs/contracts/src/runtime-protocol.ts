@@ -149,6 +149,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   `known`); `unknown_checkpoint` (`/rewind` to a checkpoint this session does not hold;
  *   detail `checkpointId`, `known`); `unknown_ticket` (`await_ticket` of an input id the
  *   session never accepted; detail `ticketId`);
+ * - goals (0231): `no_goal` (`/goal pause|resume|clear` in a session without one),
+ *   `invalid_goal_state` (pause of a goal that is not active, resume of one that is not
+ *   paused; detail `status`, `wanted`);
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
  *   reply depends on, a rename, in time: the write stays queued and may still apply);
@@ -180,6 +183,8 @@ export const RuntimeErrorCode = z.enum([
   'unknown_model',
   'unknown_checkpoint',
   'unknown_ticket',
+  'no_goal',
+  'invalid_goal_state',
   'unknown_permission_request',
   'write_not_confirmed',
   'internal',

@@ -92,6 +92,12 @@ export const TitleRequest = z.object({
   traceparent: z.string().regex(TRACEPARENT, 'must be a W3C traceparent').optional(),
   /** Echoed in the reply, for the caller's correlation. */
   requestId: z.string().max(200).optional(),
+  /**
+   * False asks for a title only, written nowhere: a goal's summary title (R9.10,
+   * `querySource: "goal_summary_title"`, docs/decisions/0231). The session need not be
+   * persisted then. True (the default) writes it back as R9.9 says.
+   */
+  writeBack: z.boolean().optional(),
 });
 export type TitleRequest = z.infer<typeof TitleRequest>;
 

@@ -51,6 +51,12 @@ export interface ModelRequest {
   readonly maxTokens?: number;
   /** Absent: the provider's default effort. */
   readonly reasoningEffort?: ModelReasoningEffort;
+  /**
+   * What the request is for (R16.1 `querySource`: `main_turn`, `compact`,
+   * `target_completion_verification`, ...); absent is a main turn. Providers may label or
+   * route by it; the scripted one answers verifications from its scenario's verdicts.
+   */
+  readonly querySource?: string;
 }
 
 /** Token usage in the shape of R16.1 (input tokens include cache reads and writes). */

@@ -75,7 +75,10 @@ export function createScriptedProvider(options: ScriptedProviderOptions = {}): M
       const limit = options.contextLimit;
       const tokens = usageOf(request.messages, 0).inputTokens ?? 0;
       if (limit !== undefined && tokens > limit) return contextExceeded(tokens, limit);
-      const { scenario, step } = selectStep(request, scenarios, defaultName);
+      const { scenario, step } =
+        request.querySource === 'target_completion_verification'
+          ? verdictStep(request, scenarios, defaultName)
+          : selectStep(request, scenarios, defaultName);
       const delay = options.chunkDelayMs ?? scenario.chunkDelayMs ?? 0;
       return streamStep(step, request, delay, signal);
     },
@@ -109,6 +112,31 @@ function selectStep(
   const index = request.messages.slice(lastUser + 1).filter((m) => m.role === 'assistant').length;
   const step = scenario.steps[Math.min(index, scenario.steps.length - 1)] ?? { items: [] };
   return { scenario, step };
+}
+
+/**
+ * A goal verification's answer: the scenario's verdict for the number of goal turns so far
+ * (user messages before the last that carry the scenario's directive), else a pass.
+ */
+function verdictStep(
+  request: ModelRequest,
+  scenarios: Readonly<Record<string, ScriptedScenario>>,
+  defaultName: string,
+): { scenario: ScriptedScenario; step: ScriptedStep } {
+  const selected = selectStep(request, scenarios, defaultName);
+  const lastUser = findLastIndex(request.messages, (m) => m.role === 'user');
+  const name = scenarioDirective(request.messages[lastUser]?.content ?? '') ?? defaultName;
+  const verdicts = selected.scenario.verdicts;
+  if (verdicts === undefined || verdicts.length === 0) {
+    const pass = '{"passed": true, "reason": "scripted: nothing to check"}';
+    return { scenario: selected.scenario, step: { items: [{ type: 'text', text: pass }] } };
+  }
+  const directive = `[scenario:${name}]`;
+  const turns = request.messages
+    .slice(0, Math.max(0, lastUser))
+    .filter((m) => m.role === 'user' && m.content.includes(directive)).length;
+  const text = verdicts[Math.min(Math.max(turns, 1), verdicts.length) - 1] ?? '';
+  return { scenario: selected.scenario, step: { items: [{ type: 'text', text }] } };
 }
 
 async function* streamStep(

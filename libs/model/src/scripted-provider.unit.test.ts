@@ -109,6 +109,38 @@ describe('scripted provider', () => {
     expect(parts.length).toBe(3);
   });
 
+  it('answers goal verifications from the scenario verdicts, by the goal turns so far', async () => {
+    const provider = createScriptedProvider();
+    const goal = 'Goal: ship it [scenario:goal_three_turns]';
+    const verify = async (turns: number) => {
+      const messages: ModelMessage[] = [];
+      for (let i = 0; i < turns; i += 1) {
+        messages.push(user(`Continue: ${goal}`), { role: 'assistant', content: 'Worked.' });
+      }
+      messages.push(user(`Verify: ${goal}`));
+      const parts = await collect(
+        provider.stream({ messages, tools: [], querySource: 'target_completion_verification' }),
+      );
+      return JSON.parse(text(parts)) as { passed: boolean };
+    };
+    expect((await verify(1)).passed).toBe(false);
+    expect((await verify(2)).passed).toBe(false);
+    expect((await verify(3)).passed).toBe(true);
+    expect((await verify(7)).passed).toBe(true);
+    // A main-turn request of the same conversation gets the scenario's step, not a verdict.
+    const main = await collect(provider.stream({ messages: [user(goal)], tools: [] }));
+    expect(text(main)).toBe('Worked toward the goal.');
+    // A scenario without verdicts passes at once.
+    const plain = await collect(
+      provider.stream({
+        messages: [user('Verify: anything')],
+        tools: [],
+        querySource: 'target_completion_verification',
+      }),
+    );
+    expect(JSON.parse(text(plain))).toMatchObject({ passed: true });
+  });
+
   it('is deterministic', async () => {
     const provider = createScriptedProvider();
     const request = { messages: [user('[scenario:two_tools]')], tools: [] };

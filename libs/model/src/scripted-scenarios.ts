@@ -25,6 +25,13 @@ export interface ScriptedScenario {
   readonly steps: readonly ScriptedStep[];
   /** Delay before each streamed part, in milliseconds (0 by default). */
   readonly chunkDelayMs?: number;
+  /**
+   * What a goal's completion verification (`querySource: "target_completion_verification"`)
+   * answers, by the number of goal turns so far: the Nth answers the Nth verification, the
+   * last every later one. Absent: the goal passes at once. A goal names its scenario in its
+   * objective, which every continuation notice and verification repeats (0231).
+   */
+  readonly verdicts?: readonly string[];
 }
 
 /** The content `two_tools` writes with `write_file`, exported for tests. */
@@ -229,6 +236,25 @@ export const SCRIPTED_SCENARIOS = {
         ],
       },
     ],
+  },
+  /** A goal that takes three turns: the verifier passes it after the third (0231). */
+  goal_three_turns: {
+    steps: [{ items: [{ type: 'text', text: 'Worked toward the goal.' }] }],
+    verdicts: [
+      '{"passed": false, "reason": "the tests do not run yet", "nextAction": "add the test runner"}',
+      '{"passed": false, "reason": "one test fails", "nextAction": "fix the failing test"}',
+      '{"passed": true, "reason": "every test passes"}',
+    ],
+  },
+  /** A goal the verifier never passes: it runs until its budget is spent. */
+  goal_never_done: {
+    steps: [{ items: [{ type: 'text', text: 'Worked toward the goal, not there yet.' }] }],
+    verdicts: ['{"passed": false, "reason": "not done", "nextAction": "keep going"}'],
+  },
+  /** A verifier that answers something that is not a verdict. */
+  goal_bad_verdict: {
+    steps: [{ items: [{ type: 'text', text: 'Worked toward the goal.' }] }],
+    verdicts: ['I think it is probably fine?'],
   },
   /** Streams a few words, then holds: the turn is "streaming" until it is ended. */
   held_stream: {

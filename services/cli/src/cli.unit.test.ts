@@ -126,6 +126,38 @@ describe('formatEvent', () => {
     );
   });
 
+  it("summarises a goal's changes and verdicts in one line each", () => {
+    const changed = sampleSessionEvent('target_changed', { sequenceNumber: 4 });
+    const target = {
+      targetId: 'g1',
+      objective: 'make CI green',
+      summaryTitle: 'Green CI',
+      status: 'active' as const,
+      tokenBudget: 5000,
+      tokensUsed: 1200,
+      timeUsedSeconds: 3,
+    };
+    expect(
+      formatEvent({
+        ...changed,
+        payload: { action: 'usage_accounted', source: 'runtime', target },
+      }),
+    ).toBe('   4 target_changed  usage_accounted: active "Green CI", 1200/5000 tokens');
+    expect(
+      formatEvent({ ...changed, payload: { action: 'cleared', source: 'command', target: null } }),
+    ).toBe('   4 target_changed  cleared: no goal');
+    const checked = sampleSessionEvent('target_completion_verification', { sequenceNumber: 5 });
+    const payload = {
+      targetId: 'g1',
+      verificationId: 'v1',
+      status: 'completed' as const,
+      verification: { passed: false, reason: 'one test fails' },
+    };
+    expect(formatEvent({ ...checked, payload })).toBe(
+      '   5 target_completion_verification  completed: not met, one test fails',
+    );
+  });
+
   it('keeps one line and cuts long summaries', () => {
     const base = sampleSessionEvent('turn_started', { sequenceNumber: 3 });
     const event = { ...base, payload: { ...base.payload, input: `a\nb ${'x'.repeat(500)}` } };

@@ -35,6 +35,14 @@ const SUMMARIES: Summaries = {
   permission_resolved: (p) =>
     `${p.decision}${requestOf(p)}${p.reason === undefined ? '' : `: ${p.reason}`}`,
   permission_denied: (p) => `${p.toolName}${requestOf(p)}: ${p.reason}`,
+  target_changed: (p) =>
+    p.target === null
+      ? `${p.action}: no goal`
+      : `${p.action}: ${p.target.status} ${quote(p.target.summaryTitle ?? p.target.objective)}, ${p.target.tokensUsed}${p.target.tokenBudget === null ? '' : `/${p.target.tokenBudget}`} tokens`,
+  target_completion_verification: (p) =>
+    p.verification === undefined
+      ? p.status
+      : `${p.status}: ${p.verification.passed ? 'met' : 'not met'}, ${p.verification.reason}`,
   turn_complete: (p) => `${p.resultType} ${quote(p.response)}`,
   turn_error: (p) => `${p.turnPhase}: ${p.error.message}`,
 };

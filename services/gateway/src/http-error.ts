@@ -38,6 +38,8 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   no_active_turn: 409,
   compaction_in_progress: 409,
   nothing_to_compact: 409,
+  no_goal: 409,
+  invalid_goal_state: 409,
   session_closed: 409,
   expected_turn_mismatch: 409,
   turn_not_steerable: 409,

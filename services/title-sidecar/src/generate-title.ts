@@ -42,7 +42,8 @@ const NOT_APPLIED: Readonly<
  * domain's `cleanTitle`, and writes a title back with source `generated` through the
  * store's compare-and-set. A store call that fails retryably is retried within
  * `storeRetry`'s budget. Expected failures are replies, never exceptions; nothing is written
- * unless the reply says `applied: true`.
+ * unless the reply says `applied: true`. With `writeBack: false` (a goal's summary title,
+ * 0231) it neither checks the session nor writes: the cleaned title is the answer.
  */
 export async function generateTitle(
   request: TitleRequest,
@@ -62,8 +63,11 @@ export async function generateTitle(
   });
   const retried = <T>(call: () => Promise<T>) =>
     retryStoreCall(call, { budgetMs: 0, sleep: async () => {}, ...deps.storeRetry, now: deps.now });
-  const exists = await checkSession(request.sessionId, deps.store, retried);
-  if (exists !== true) return fail(exists);
+  const writeBack = request.writeBack !== false;
+  if (writeBack) {
+    const exists = await checkSession(request.sessionId, deps.store, retried);
+    if (exists !== true) return fail(exists);
+  }
   const resolved = deps.models.resolve(request.modelSelection);
   if (!resolved.ok) return fail(resolved.error);
   const model = { providerId: resolved.provider.providerId, modelId: resolved.provider.modelId };
@@ -82,6 +86,7 @@ export async function generateTitle(
   const cleaned = cleanCompletion(outcome.completion);
   if (!cleaned.ok)
     return finish({ title: null, applied: false, changed: false, reason: cleaned.reason });
+  if (!writeBack) return finish({ title: cleaned.title, applied: false, changed: false });
   try {
     const written = await retried(() =>
       deps.store.writeGeneratedTitle({

@@ -169,6 +169,23 @@ describe('generateTitle: reply handling', () => {
     expect(store.writes).toEqual([]);
   });
 
+  it('answers a summary title without a session or a write-back (writeBack false, 0231)', async () => {
+    const store = new FakeStore();
+    store.exists = false;
+    const reply = await run(
+      store,
+      request('get the integration suite green on CI', { writeBack: false }),
+    );
+    expect(reply).toMatchObject({
+      ok: true,
+      title: 'Get the integration suite green on',
+      applied: false,
+      changed: false,
+    });
+    if (reply.ok) expect(reply.reason).toBeUndefined();
+    expect(store.writes).toEqual([]);
+  });
+
   it('answers store_error when Postgres fails', async () => {
     const store = new FakeStore();
     store.failWith = new Error('connection refused');

@@ -273,4 +273,93 @@ describe('the session view', () => {
       { id: 'msg_s', summary: true, parts: [{ text: 'We fixed it.' }] },
     ]);
   });
+
+  it("a goal's turns draw no prompt bubble; its verdicts are one-line dividers, live and from history", () => {
+    const verdict = { passed: false, reason: 'one test fails', nextAction: 'fix it' };
+    const live = applyEvents(base(), [
+      event(1, 'turn_started', {
+        turnNumber: 0,
+        input: 'Continue working toward the goal below',
+        messageId: 'msg_n',
+        inputSource: 'goal-continuation',
+        inputVisibility: 'model-only',
+      }),
+      event(
+        2,
+        'target_completion_verification',
+        { targetId: 'g1', verificationId: 'v1', status: 'started' },
+        null,
+      ),
+      event(
+        3,
+        'target_completion_verification',
+        { targetId: 'g1', verificationId: 'v1', status: 'completed', verification: verdict },
+        null,
+      ),
+    ]);
+    expect(live.transcript.messages).toEqual([
+      {
+        id: 'evt_3-divider',
+        role: 'assistant',
+        turnId: null,
+        streaming: false,
+        divider: true,
+        parts: [
+          {
+            kind: 'text',
+            id: 'evt_3-divider:line',
+            text: 'Goal check: not met yet, one test fails',
+          },
+        ],
+      },
+    ]);
+    const message = (id: string) => ({
+      id,
+      sessionId: 'ses_1',
+      role: 'assistant',
+      time: { created: 1, completed: 1 },
+      parentId: '',
+      providerId: 'agentwire',
+      modelId: 'timeline',
+      mode: 'timeline',
+      agent: 'runtime',
+      path: { cwd: '', root: '' },
+      cost: 0,
+      tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+      semantics: {
+        origin: 'agent_runtime',
+        kind: 'timeline_event',
+        uiVisibility: 'visible',
+        providerVisibility: 'hidden',
+        transcriptVisibility: 'visible',
+      },
+    });
+    const part = (id: string, status: string, extra = {}) => ({
+      id: `${id}-part`,
+      sessionId: 'ses_1',
+      messageId: id,
+      type: 'timeline',
+      kind: 'goal_verification',
+      title: `Goal verification ${status}`,
+      time: { created: 1 },
+      targetId: 'g1',
+      verificationId: 'v1',
+      status,
+      ...extra,
+    });
+    const history = [
+      HistoryMessage.parse({
+        message: message('evt_2-divider'),
+        parts: [part('evt_2-divider', 'started')],
+      }),
+      HistoryMessage.parse({
+        message: message('evt_3-divider'),
+        parts: [part('evt_3-divider', 'completed', { passed: true, reason: 'all green' })],
+      }),
+    ];
+    const read = viewOfBase(initialProjection('ses_1', 1_000), history, 0);
+    expect(read.transcript.messages).toMatchObject([
+      { id: 'evt_3-divider', divider: true, parts: [{ text: 'Goal check: met, all green' }] },
+    ]);
+  });
 });

@@ -25,6 +25,8 @@ export interface MessageView {
   readonly streaming: boolean;
   /** A compaction's summary (docs/decisions/0229): drawn collapsed, not as a prompt. */
   readonly summary?: boolean;
+  /** A timeline divider of the runtime's (a goal's verification, 0231): one line, no bubble. */
+  readonly divider?: boolean;
 }
 
 /** A turn's end, shown under its messages when it did not simply succeed. */
@@ -82,6 +84,12 @@ export function transcriptOfHistory(messages: readonly HistoryMessage[]): Transc
   const settled = new Set<string>();
   for (const { message, parts } of messages) {
     if (message.semantics?.uiVisibility === 'hidden') continue;
+    if (message.semantics?.kind === 'timeline_event') {
+      const line = dividerOfHistory(message.id, parts);
+      if (line !== undefined) views.push(line);
+      for (const part of parts) settled.add(part.id);
+      continue;
+    }
     const drawn: PartView[] = [];
     for (const part of parts) {
       settled.add(part.id);
@@ -103,6 +111,31 @@ export function transcriptOfHistory(messages: readonly HistoryMessage[]): Transc
     });
   }
   return { messages: views, notices: [], settled };
+}
+
+/** What a goal verification's divider says (R7.7, docs/decisions/0231). */
+function verdictLine(status: string, verdict?: { passed: boolean; reason: string }): string {
+  if (verdict === undefined) return `Goal check ${status.replace('_', ' ')}`;
+  return `Goal check: ${verdict.passed ? 'met' : 'not met yet'}, ${verdict.reason}`;
+}
+
+function divider(id: string, turnId: string | null, text: string): MessageView {
+  const parts = [{ kind: 'text' as const, id: `${id}:line`, text }];
+  return { id, role: 'assistant', turnId, parts, streaming: false, divider: true };
+}
+
+/** A timeline message of the history as a divider; a verification's start draws nothing. */
+function dividerOfHistory(id: string, parts: HistoryMessage['parts']): MessageView | undefined {
+  for (const part of parts) {
+    if (part.type !== 'timeline' || part.kind !== 'goal_verification') continue;
+    if (part.status === 'started') return undefined;
+    const verdict =
+      part.passed === undefined || part.reason === undefined
+        ? undefined
+        : { passed: part.passed, reason: part.reason };
+    return divider(id, null, verdictLine(part.status, verdict));
+  }
+  return undefined;
 }
 
 function upsertMessage(
@@ -205,7 +238,21 @@ type Handlers = {
 };
 
 const HANDLERS: Handlers = {
+  // A verification's divider has the id the worker gives it, so the history draws it once.
+  target_completion_verification: (t, e) => {
+    if (e.payload.status === 'started') return t;
+    const id = `${e.id}-divider`;
+    const line = divider(id, null, verdictLine(e.payload.status, e.payload.verification));
+    return upsertMessage(
+      t,
+      id,
+      () => line,
+      (m) => m,
+    );
+  },
   turn_started: (t, e) => {
+    // A model-only notice (a goal's continuation, R8.2) is not the user's: no bubble.
+    if (e.payload.inputVisibility === 'model-only') return t;
     const id = e.payload.messageId ?? `${e.turnId}:input`;
     const user = (): MessageView => ({
       id,

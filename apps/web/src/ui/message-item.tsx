@@ -20,6 +20,13 @@ export function MessageItem({ message }: { readonly message: MessageView }) {
       </article>
     );
   }
+  if (message.divider === true) {
+    return (
+      <div class="message-divider" role="note" data-message-id={message.id}>
+        {message.parts.map((part) => (part.kind === 'text' ? part.text : '')).join(' ')}
+      </div>
+    );
+  }
   const who = message.role === 'user' ? 'You' : 'Assistant';
   return (
     <article

@@ -3,6 +3,7 @@ import type { SessionFeature } from '../kernel/feature.ts';
 import { checkpoints } from './checkpoints/checkpoints.ts';
 import { compactionFeature } from './compaction/compaction.ts';
 import { fileReferences } from './file-references/file-references.ts';
+import { goals } from './goals/goals.ts';
 import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
 import { promptTemplates } from './prompt-templates/prompt-templates.ts';
@@ -23,6 +24,7 @@ export function builtinFeatures(settings: FeatureSettings = {}): readonly Sessio
     models,
     checkpoints,
     compactionFeature(settings.compactAt === undefined ? {} : { autoShare: settings.compactAt }),
+    goals,
     tickets,
     promptTemplates,
     fileReferences,

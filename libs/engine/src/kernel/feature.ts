@@ -5,6 +5,7 @@ import type {
   ModelSelection,
   SessionEvent,
   SessionEventOf,
+  SyntheticSource,
   TimelinePart,
   TitleSource,
   UserMessage,
@@ -71,6 +72,29 @@ export interface FeatureContext {
   readonly conversation: Conversation;
   /** True while a turn runs. */
   turnRunning(): boolean;
+  /**
+   * Asks the session to look for a turn to start by itself (`whenIdle`) as soon as it is
+   * idle: at once when it is, else when what runs has ended. Never starts two turns.
+   */
+  wake(): void;
+  /**
+   * A summary title of `text` from the title sidecar, written nowhere (R9.10,
+   * `querySource: "goal_summary_title"`); undefined when title generation is off or the
+   * sidecar failed.
+   */
+  summaryTitle(text: string): Promise<string | undefined>;
+}
+
+/**
+ * A turn a feature starts by itself while the session is idle (docs/decisions/0231): its
+ * input is a synthetic notice in the user role (R8), by default seen by the model only.
+ */
+export interface SyntheticTurn {
+  /** What the model is told. */
+  readonly notice: string;
+  readonly source: SyntheticSource;
+  /** What names the session when this is its first turn (R9.2), e.g. a goal's objective. */
+  readonly titleInput: string;
 }
 
 /** The session's conversation as the next model request sees it (docs/decisions/0229). */
@@ -180,6 +204,14 @@ export interface FeatureHooks {
   afterTool?(call: ToolCallContext): Promise<void>;
   /** Told every event of the session as it is appended. */
   onEvent?(event: SessionEvent): void;
+  /**
+   * Asked when the session is idle (no turn runs, nothing is queued): after a turn ended
+   * with nothing queued behind it, and after a feature's `wake()`. A turn returned starts at
+   * once, unless a submission took the session meanwhile; then the hook is asked again
+   * when that turn has ended. One feature's hook runs at a time. Undefined (not a promise)
+   * says at once that the feature has nothing to do, so an idle session stays idle.
+   */
+  whenIdle?(): Promise<SyntheticTurn | undefined> | undefined;
   /**
    * Operations it answers on `aw.rt.<sid>.<name>`, by name; the host validates the body
    * with the operation's contract schema first and replies with what it returns.

@@ -75,7 +75,8 @@ const REMEMBERED_ADMISSIONS = 1_024;
 /** The running turn as admission sees it. */
 interface ActiveTurnView {
   readonly turnId: string;
-  readonly inputId: string;
+  /** None for a turn a feature started (docs/decisions/0231). */
+  readonly inputId: string | undefined;
   /** True once it was interrupted: it takes no more guidance. */
   readonly stopping: boolean;
 }

@@ -8,6 +8,7 @@ import type {
   PromptInput,
   SessionFeature,
   SlashCommand,
+  SyntheticTurn,
   ToolCallContext,
   ToolDecision,
   TurnRef,
@@ -114,6 +115,18 @@ export class FeatureSet {
   /** Runs every feature's after-tool hook, in registration order. */
   async afterTool(call: ToolCallContext): Promise<void> {
     for (const hooks of this.#hooks) await hooks.afterTool?.(call);
+  }
+
+  /**
+   * The first turn a feature's idle hook asks for, in registration order; undefined at once
+   * when no feature has anything to do.
+   */
+  whenIdle(from = 0): Promise<SyntheticTurn | undefined> | undefined {
+    for (let i = from; i < this.#hooks.length; i += 1) {
+      const asked = this.#hooks[i]?.whenIdle?.();
+      if (asked !== undefined) return asked.then((turn) => turn ?? this.whenIdle(i + 1));
+    }
+    return undefined;
   }
 
   /** Runs every feature's turn-start hook, in registration order. */

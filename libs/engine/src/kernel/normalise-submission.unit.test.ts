@@ -32,6 +32,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
     const names = help.ok && 'result' in help ? help.result.commands : undefined;
     expect((names as { name: string }[]).map((c) => c.name)).toEqual([
       'compact',
+      'goal',
       'help',
       'mode',
       'model',
@@ -64,9 +65,9 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(err.code).toBe('unknown_command');
     expect(err.detail).toEqual({
       command: 'deploy',
-      known: ['compact', 'help', 'mode', 'model', 'rename', 'review', 'status'],
+      known: ['compact', 'goal', 'help', 'mode', 'model', 'rename', 'review', 'status'],
     });
-    expect(err.message).toContain('/help, /mode, /model, /rename, /review, /status');
+    expect(err.message).toContain('/goal, /help, /mode, /model, /rename, /review, /status');
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
     expect(events).toEqual([]);
     // A path is not a command.

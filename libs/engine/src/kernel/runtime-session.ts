@@ -1,9 +1,19 @@
 import type { ModelSelection, SessionEvent, TimelinePart, TitleSource } from '@agentwire/contracts';
-import type { TitleGenerationConfig } from '@agentwire/domain';
+import {
+  syntheticAnchorOrigin,
+  syntheticNoticeSemantics,
+  type TitleGenerationConfig,
+} from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type { CatalogModel, InputFile, SessionFeature, SessionStatus } from './feature.ts';
+import type {
+  CatalogModel,
+  InputFile,
+  SessionFeature,
+  SessionStatus,
+  SyntheticTurn,
+} from './feature.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -100,16 +110,19 @@ interface TurnStart {
   readonly turnId: string;
   readonly input: string;
   readonly files: readonly InputFile[];
-  readonly inputId: string;
+  /** The submission's id (R14.1); none for a turn a feature started. */
+  readonly inputId: string | undefined;
   readonly traceId: string;
   /** True when `turn_steer_queued` was emitted at admission (a queued input). */
   readonly admitted: boolean;
+  /** A feature's own turn (docs/decisions/0231): a synthetic notice, not a submission. */
+  readonly synthetic?: SyntheticTurn;
 }
 
 /** The running turn. */
 interface ActiveTurn {
   readonly turnId: string;
-  readonly inputId: string;
+  readonly inputId: string | undefined;
   readonly controller: AbortController;
   readonly done: Promise<TurnOutcome>;
   /** Its `turn_complete` or `turn_error` is appended: admission treats it as over. */
@@ -141,6 +154,9 @@ export class RuntimeSession {
   #active: ActiveTurn | undefined;
   #closed = false;
   #closing = false;
+  /** The features' idle check while it runs (`whenIdle`, 0231), and a wake asked meanwhile. */
+  #idleCheck: Promise<void> | undefined;
+  #wakeAgain = false;
 
   constructor(options: RuntimeSessionOptions) {
     this.#o = options;
@@ -161,6 +177,8 @@ export class RuntimeSession {
       history: this.#history,
       requests: this.#requests,
       turnRunning: () => this.#active !== undefined,
+      wake: () => this.#wake(),
+      summaryTitle: (text) => this.#titles.summarise(text),
     });
     this.#inputs = new InputDispatcher({
       ...options,
@@ -226,7 +244,10 @@ export class RuntimeSession {
     return {
       persisted: this.#titles.persisted,
       // R11.4: detached title requests count as in-flight work.
-      inFlightWork: (this.#active === undefined ? 0 : 1) + this.#titles.jobs,
+      inFlightWork:
+        (this.#active === undefined ? 0 : 1) +
+        (this.#idleCheck === undefined ? 0 : 1) +
+        this.#titles.jobs,
       pendingInteraction: this.permissions.pendingRequestIds().length > 0,
       queuedCommands: this.#inputs.size,
     };
@@ -458,6 +479,7 @@ export class RuntimeSession {
         if (this.#active === active) this.#active = undefined;
         if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
         this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
+        if (this.#active === undefined) this.#wake();
       });
     const active: ActiveTurn = {
       turnId: spec.turnId,
@@ -481,27 +503,27 @@ export class RuntimeSession {
     signal: AbortSignal,
     previous: Promise<unknown> | undefined,
   ): Promise<TurnOutcome> {
-    const { turnId, input, files, inputId, traceId } = spec;
+    const { turnId, input, files, inputId, traceId, synthetic } = spec;
     const userMessageId = this.#o.ids.newId('msg');
+    const titleInput = synthetic?.titleInput ?? input;
     let started = false;
     try {
-      if (!spec.admitted) await this.#inputs.admitStartNow(input, files, inputId, traceId);
+      if (inputId !== undefined && !spec.admitted) {
+        await this.#inputs.admitStartNow(input, files, inputId, traceId);
+      }
       await previous?.catch(() => undefined);
-      await this.#titles.ensurePersisted(input, traceId, userMessageId);
-      const write = await promoteUserInput(
-        { ...this.#o, ledger: this.#ledger },
-        {
-          turnId,
-          traceId,
-          messageId: userMessageId,
-          input,
-          files,
-          inputId,
-        },
-      );
-      // A turn never runs on a user message that did not commit (issue 9).
-      if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
-      this.#titles.maybeGenerate(input, userMessageId, this.#turnCount);
+      await this.#titles.ensurePersisted(titleInput, traceId, userMessageId);
+      if (inputId === undefined) {
+        await this.#writeNotice(synthetic, turnId, traceId, userMessageId);
+      } else {
+        const write = await promoteUserInput(
+          { ...this.#o, ledger: this.#ledger },
+          { turnId, traceId, messageId: userMessageId, input, files, inputId },
+        );
+        // A turn never runs on a user message that did not commit (issue 9).
+        if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
+      }
+      this.#titles.maybeGenerate(titleInput, userMessageId, this.#turnCount);
       await this.#eviction.evictNow();
       this.#history.push({ role: 'user', content: userContent(input, files) });
       started = true;
@@ -531,7 +553,16 @@ export class RuntimeSession {
           afterTool: (call) => this.#features.set.afterTool(call),
           recoverModelError: (error, turn) => this.#features.set.modelErrored(error, turn),
         },
-        { turnId, traceId, turnNumber: this.#turnCount, input, userMessageId, signal, inputId },
+        {
+          turnId,
+          traceId,
+          turnNumber: this.#turnCount,
+          input,
+          userMessageId,
+          signal,
+          inputId,
+          inputSource: synthetic?.source,
+        },
         this.#history,
       );
       this.#sealed(turnId);
@@ -548,6 +579,105 @@ export class RuntimeSession {
       }
       throw err;
     }
+  }
+
+  /**
+   * A feature's turn starts on a synthetic notice (R8, docs/decisions/0231): a user-role
+   * message flagged synthetic, with the semantics and anchor of its source, committed before
+   * the model sees it (no ledger row: nobody submitted it).
+   */
+  async #writeNotice(
+    synthetic: SyntheticTurn | undefined,
+    turnId: string,
+    traceId: string,
+    messageId: string,
+  ): Promise<void> {
+    if (synthetic === undefined) throw new Error('a turn without an input id needs a notice');
+    const { source, notice } = synthetic;
+    const write = await this.#o.writer.saveUserMessage(
+      {
+        id: messageId,
+        sessionId: this.sessionId,
+        role: 'user',
+        time: { created: this.#o.clock.now() },
+        agent: 'build',
+        synthetic: true,
+        source,
+        visibility: 'model-only',
+        semantics: syntheticNoticeSemantics(source),
+        anchor: { turnId, origin: syntheticAnchorOrigin(source) },
+      },
+      [
+        {
+          id: this.#o.ids.newId('prt'),
+          sessionId: this.sessionId,
+          messageId,
+          type: 'text',
+          text: notice,
+        },
+      ],
+      { sequence: this.#o.emitter.appender.latestSequence, traceId },
+    );
+    if (!write.committed) {
+      throw new RuntimeError(
+        'write_not_confirmed',
+        `the ${source} notice of turn ${turnId} was not confirmed by the persistence worker`,
+        { turnId, failure: write.failure ?? 'unconfirmed' },
+      );
+    }
+  }
+
+  /**
+   * Asks the features for a turn of their own once the session is idle (`whenIdle`,
+   * docs/decisions/0231). One check runs at a time; a wake during one runs another after it.
+   */
+  #wake(): void {
+    if (this.#idleCheck !== undefined) {
+      this.#wakeAgain = true;
+      return;
+    }
+    if (!this.#idle()) return;
+    const asked = this.#features.set.whenIdle();
+    if (asked === undefined) return;
+    this.#idleCheck = asked
+      .then((turn) => this.#startFeatureTurn(turn))
+      .catch((err: unknown) =>
+        this.#o.logger.warn({ err, sessionId: this.sessionId }, 'idle check failed'),
+      )
+      .finally(() => {
+        this.#idleCheck = undefined;
+        if (!this.#wakeAgain) return;
+        this.#wakeAgain = false;
+        this.#wake();
+      });
+  }
+
+  #startFeatureTurn(turn: SyntheticTurn | undefined): void {
+    if (turn === undefined) return;
+    // A submission took the session meanwhile: its end asks again.
+    if (!this.#idle()) return;
+    const ticket = this.#startTurn({
+      turnId: this.#o.ids.newId('turn'),
+      input: turn.notice,
+      files: [],
+      inputId: undefined,
+      traceId: this.#o.ids.newTraceId(),
+      admitted: true,
+      synthetic: turn,
+    });
+    // Nobody awaits a feature's turn: how it ended is on the wire and in the log.
+    ticket.done.catch(() => undefined);
+  }
+
+  /** No turn runs, nothing waits, and the session can still append. */
+  #idle(): boolean {
+    return (
+      !this.#closed &&
+      !this.#closing &&
+      this.#active === undefined &&
+      this.#inputs.size === 0 &&
+      this.#o.emitter.appender.broken === undefined
+    );
   }
 
   #sealed(turnId: string): void {

@@ -9,7 +9,7 @@ import { type SettleDeps, settleOpenTurn } from './settle-open-turn.ts';
 export interface FailedTurn {
   readonly turnId: string;
   readonly traceId: string;
-  readonly inputId: string;
+  readonly inputId: string | undefined;
   readonly err: unknown;
   /**
    * The session's live history: a call the turn's last model step declared and no tool

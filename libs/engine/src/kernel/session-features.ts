@@ -43,6 +43,10 @@ export interface SessionFeaturesOptions {
   readonly requests: RequestChain;
   readonly writer: TranscriptWriter;
   readonly turnRunning: () => boolean;
+  /** Asks the session to run its idle check (`FeatureContext.wake`). */
+  readonly wake: () => void;
+  /** A summary title from the sidecar (`FeatureContext.summaryTitle`). */
+  readonly summaryTitle: (text: string) => Promise<string | undefined>;
 }
 
 /** The session's conversation as features see it (docs/decisions/0229). */
@@ -103,6 +107,8 @@ export class SessionFeatures {
       currentModel: () => this.set.model() ?? (models[0] as CatalogModel),
       conversation: conversationOf(o),
       turnRunning: o.turnRunning,
+      wake: o.wake,
+      summaryTitle: o.summaryTitle,
     });
   }
 

@@ -181,6 +181,30 @@ export class SessionTitle {
       });
   }
 
+  /**
+   * A goal's summary title (R9.10, docs/decisions/0231): the sidecar names `input` without
+   * writing anything back (`querySource: "goal_summary_title"`), counted as in-flight work
+   * (R11.4). Undefined when title generation is off (R9.5's configuration), there is no
+   * sidecar, or it failed or gave nothing: the caller falls back to the truncated text.
+   */
+  async summarise(input: string): Promise<string | undefined> {
+    const generator = this.#d.titleGenerator;
+    const config = this.#d.titleGeneration;
+    if (generator === undefined || config === undefined || config.enabled === false) {
+      return undefined;
+    }
+    this.#jobs += 1;
+    try {
+      const outcome = await runTitleJob(
+        { ...this.#d, generator },
+        { input, model: this.#d.titleModel, querySource: 'goal_summary_title' },
+      );
+      return outcome.kind === 'titled' ? outcome.title : undefined;
+    } finally {
+      this.#jobs -= 1;
+    }
+  }
+
   /** A title the sidecar wrote back: announced unless a rename was asked meanwhile. */
   #generated(title: string, traceId: string, messageId: string): Promise<void> {
     return this.#inTurn(async () => {

@@ -37,6 +37,12 @@ export interface TitleJobSpec {
   readonly input: string;
   /** `titleGeneration.modelSelection`, else the session's model (R9.6). */
   readonly model: ModelSelection;
+  /**
+   * `goal_summary_title` asks for a goal's summary title (R9.10, docs/decisions/0231): the
+   * sidecar writes nothing back, and the title comes back as `titled`. `session_title` by
+   * default.
+   */
+  readonly querySource?: 'session_title' | 'goal_summary_title';
 }
 
 /**
@@ -46,6 +52,7 @@ export interface TitleJobSpec {
  */
 export type TitleJobOutcome =
   | { readonly kind: 'applied'; readonly title: string; readonly traceId: string }
+  | { readonly kind: 'titled'; readonly title: string }
   | { readonly kind: 'not_applied' | 'failed' | 'dropped' };
 
 function unavailableError(reason: string, message: string): ErrorPayload {
@@ -72,20 +79,22 @@ export async function runTitleJob(
   spec: TitleJobSpec,
 ): Promise<TitleJobOutcome> {
   const { emitter } = deps;
+  const querySource = spec.querySource ?? 'session_title';
+  const summary = querySource === 'goal_summary_title';
   const traceId = deps.ids.newTraceId();
   const requestId = deps.ids.newId('title');
   await emitter.emit('model_request', null, traceId, {
     messages: titleModelMessages(spec.input),
     providerId: spec.model.providerId,
     modelId: spec.model.modelId,
-    querySource: 'session_title',
+    querySource,
     toolCount: 0,
   });
   const result = await deps.generator.generate({
     sessionId: emitter.sessionId,
     input: spec.input,
     modelSelection: spec.model,
-    expectedFirstInput: spec.input,
+    ...(summary ? { writeBack: false } : { expectedFirstInput: spec.input }),
     traceparent: `00-${traceId}-${deps.ids.newTraceId().slice(0, 16)}-01`,
     requestId,
   });
@@ -111,7 +120,7 @@ export async function runTitleJob(
     await emitter.emit('model_error', null, traceId, {
       error,
       retryable: error.retryable ?? false,
-      querySource: 'session_title',
+      querySource,
       providerId: spec.model.providerId,
       modelId: spec.model.modelId,
     });
@@ -123,11 +132,12 @@ export async function runTitleJob(
     content: reply.completion.content,
     stopReason: reply.completion.stopReason,
     usage: reply.completion.usage,
-    querySource: 'session_title',
+    querySource,
     toolCallCount: reply.completion.toolCallCount,
     providerId: reply.model.providerId,
     modelId: reply.model.modelId,
   });
+  if (summary && reply.title !== null) return { kind: 'titled', title: reply.title };
   if (!reply.applied || reply.title === null) {
     deps.logger.info({ sessionId, requestId, reason: reply.reason }, 'generated title not applied');
     return { kind: 'not_applied' };

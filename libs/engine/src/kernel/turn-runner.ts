@@ -1,4 +1,4 @@
-import type { ErrorPayload, ModelUsage } from '@agentwire/contracts';
+import type { ErrorPayload, ModelUsage, SyntheticSource } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { BrokerUnavailableError } from './early-turn-end.ts';
 import type { ToolCallContext, ToolDecision, TurnRef } from './feature.ts';
@@ -50,7 +50,9 @@ export interface TurnSpec {
   readonly turnNumber: number;
   readonly input: string;
   readonly userMessageId: string;
-  readonly inputId?: string;
+  readonly inputId?: string | undefined;
+  /** Set when a synthetic notice started the turn (R8.1, docs/decisions/0231). */
+  readonly inputSource?: SyntheticSource | undefined;
   readonly signal: AbortSignal;
 }
 
@@ -87,6 +89,9 @@ export async function runTurn(
     input: spec.input,
     messageId: spec.userMessageId,
     ...(spec.inputId === undefined ? {} : { inputId: spec.inputId }),
+    ...(spec.inputSource === undefined
+      ? {}
+      : { inputSource: spec.inputSource, inputVisibility: 'model-only' as const }),
   });
   const toolSpecs = [...deps.tools.values()].map((t) => ({
     name: t.name,

@@ -133,7 +133,11 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
     let failure: ErrorPayload | undefined;
     let finished = false;
     try {
-      for await (const part of model.provider.stream({ messages: request, tools: [] })) {
+      for await (const part of model.provider.stream({
+        messages: request,
+        tools: [],
+        querySource: 'compact',
+      })) {
         if (part.type === 'text-delta') text += part.text;
         else if (part.type === 'error') {
           const { message, code, retryable } = part.error;

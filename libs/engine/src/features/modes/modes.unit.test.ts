@@ -200,6 +200,8 @@ describe('/mode and set_mode', () => {
       },
       conversation: {} as FeatureContext['conversation'],
       turnRunning: () => false,
+      wake: () => undefined,
+      summaryTitle: async () => undefined,
     });
     const [exit] = hooks?.tools?.() ?? [];
     if (exit === undefined) throw new Error('plan mode offers no exit_plan_mode');
