@@ -255,8 +255,27 @@ describe('goals (issue 13 item 4)', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(goalEvents(follow.events)).toEqual([]);
     expect(follow.events.filter((e) => e.type === 'turn_started')).toEqual([]);
+    // A verifier whose answer is not a verdict fails closed, never completes the goal, and
+    // three in a row pause it; the session still takes a prompt.
+    await send(sid, '/goal check the release notes [scenario:goal_bad_verdict]');
+    await waitUntil(() => lastGoal(follow.events)?.status === 'paused', {
+      timeoutMs: 60_000,
+      what: 'the goal paused after three failed checks',
+    });
+    expect(verifications(follow.events).map((v) => v.status)).toEqual([
+      'started',
+      'failed_closed',
+      'started',
+      'failed_closed',
+      'started',
+      'failed_closed',
+    ]);
+    expect(goalEvents(follow.events).some((g) => g.target?.status === 'complete')).toBe(false);
+    await waitUntil(() => follow.events.at(-1)?.type !== 'turn_started');
+    const after = await client.runTurn(sid, 'are you still there?', follow);
+    expect(after).toMatchObject({ ok: true, status: 'complete' });
     await follow.stop();
-  });
+  }, 120_000);
 
   it('with the title sidecar down, the goal is named by its objective cut short (R9.10)', async () => {
     for (const sidecar of stack.sidecars) sidecar.kill('SIGKILL');

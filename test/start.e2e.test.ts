@@ -100,7 +100,8 @@ describe.skipIf(!support.ok)('npm start on a machine without NATS or Postgres', 
 
     // Second run, left running: it reuses both data directories.
     const second = npmStart([]);
-    await waitUntil(() => second.output().includes('agentwire is running'), {
+    // The whole banner: its lines may arrive in more than one chunk.
+    await waitUntil(() => second.output().includes('Ctrl-C stops every service'), {
       timeoutMs: 120_000,
       what: `the second run to be up:\n${second.output()}`,
     });
