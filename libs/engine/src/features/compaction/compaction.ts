@@ -25,6 +25,50 @@ const SUMMARY_HEADER = 'Summary of the conversation before this point (compacted
 const CONTEXT_OVERFLOW =
   /context_length_exceeded|prompt is too long|maximum context length|context (window|length)|too many tokens/i;
 
+/** Tool results kept whole by microcompaction: the newest ones (docs/decisions/0232). */
+const MICRO_KEEP = 5;
+/** An older tool result longer than this many characters has its body cleared. */
+const MICRO_MIN_CHARS = 2_000;
+/** What a cleared tool result starts with: a result that starts so is cleared already. */
+const CLEARED = '[tool output cleared from the context';
+
+/**
+ * Microcompaction's rule (0232), a function of the messages alone so that a cold open
+ * clears exactly what the live session cleared: every tool result but the newest
+ * {@link MICRO_KEEP} whose body is over {@link MICRO_MIN_CHARS} characters keeps its call
+ * id, tool name and error flag, and its body becomes one line saying what was there.
+ * Returns the rewritten head (up to the last cleared result) and the ids cleared now.
+ *
+ * @internal Exported for its tests.
+ */
+export function microcompacted(messages: readonly ModelMessage[]): {
+  readonly head: ModelMessage[];
+  readonly cleared: string[];
+} {
+  const tools: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'tool') tools.push(i);
+  });
+  const old = tools.slice(0, Math.max(0, tools.length - MICRO_KEEP));
+  const head = [...messages];
+  const cleared: string[] = [];
+  let end = 0;
+  for (const i of old) {
+    const m = messages[i];
+    if (m === undefined || m.content.length <= MICRO_MIN_CHARS || m.content.startsWith(CLEARED)) {
+      continue;
+    }
+    const what = m.toolName === undefined ? 'a tool' : m.toolName;
+    head[i] = {
+      ...m,
+      content: `${CLEARED} to save space: ${m.content.length} characters of ${what}'s output; run the tool again if you need it]`,
+    };
+    cleared.push(m.toolCallId ?? '');
+    end = i + 1;
+  }
+  return { head: head.slice(0, end), cleared };
+}
+
 /** About four characters a token: the estimate of a context the model has not seen yet. */
 function estimateTokens(messages: readonly ModelMessage[]): number {
   let chars = 0;
@@ -279,6 +323,32 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
     return job;
   };
 
+  /**
+   * Microcompaction (0232): clears the bodies of old large tool results at a turn's start,
+   * before any full compaction is considered; `microcompact_boundary` names them.
+   */
+  const microcompact = async (turn: TurnRef): Promise<void> => {
+    const messages = ctx.conversation.messages();
+    const { head, cleared } = microcompacted(messages);
+    if (cleared.length === 0) return;
+    const pre = Math.max(contextUsed ?? 0, estimateTokens(messages));
+    // The freed share, estimated before the head is replaced (the messages are the live list).
+    const freed = estimateTokens(messages.slice(0, head.length)) - estimateTokens(head);
+    ctx.conversation.replaceBefore(head.length, head);
+    const post = Math.max(0, pre - freed);
+    contextUsed = contextUsed === undefined ? undefined : post;
+    await ctx.emit(
+      'microcompact_boundary',
+      {
+        boundaryId: ctx.ids.newId('mcb'),
+        clearedToolCallIds: cleared,
+        preCompactTokenCount: pre,
+        postCompactTokenCount: post,
+      },
+      turn,
+    );
+  };
+
   /** Whether anything but an earlier summary stands before the last prompt. */
   const compactable = (): boolean => {
     const messages = ctx.conversation.messages();
@@ -333,7 +403,9 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
     async onTurnStart(turn) {
       // A turn's first request waits for a compaction that runs (0229).
       await running;
-      if (autoShare === undefined || contextUsed === undefined) return;
+      if (autoShare === undefined) return;
+      await microcompact({ turnId: turn.turnId, traceId: turn.traceId });
+      if (contextUsed === undefined) return;
       const window = ctx.currentModel().contextWindow;
       if (contextUsed < autoShare * window || !compactable()) return;
       await runOne('auto', '', { turnId: turn.turnId, traceId: turn.traceId });

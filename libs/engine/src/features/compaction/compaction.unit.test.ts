@@ -3,8 +3,11 @@ import { createScriptedProvider, type ModelProvider, type ModelRequest } from '@
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import { historyFromTranscript, type TranscriptRow } from '../../kernel/history-from-transcript.ts';
+import type { SessionStart } from '../../kernel/runtime-session.ts';
+import { memoryTools } from '../../testing/memory-tools.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
 import { builtinFeatures } from '../builtin-features.ts';
+import { microcompacted } from './compaction.ts';
 
 /** The scripted model, recording every request it is sent. */
 function recordingModel(contextLimit?: number): { model: ModelProvider; seen: ModelRequest[] } {
@@ -23,11 +26,21 @@ function recordingModel(contextLimit?: number): { model: ModelProvider; seen: Mo
 }
 
 function harness(
-  options: { contextWindow?: number; compactAt?: number; contextLimit?: number } = {},
+  options: {
+    contextWindow?: number;
+    compactAt?: number;
+    contextLimit?: number;
+    readme?: string;
+    start?: SessionStart;
+  } = {},
 ) {
   const { model, seen } = recordingModel(options.contextLimit);
   const h = createSessionHarness({
     model,
+    ...(options.readme === undefined
+      ? {}
+      : { toolSet: memoryTools(new Map([['README.md', options.readme]])) }),
+    ...(options.start === undefined ? {} : { start: options.start }),
     features: builtinFeatures(
       options.compactAt === undefined ? {} : { compactAt: options.compactAt },
     ),
@@ -191,6 +204,68 @@ describe('automatic compaction before a turn', () => {
     const turnRequest = seen.at(-1)?.messages ?? [];
     expect(turnRequest.map((m) => m.role)).toEqual(['user', 'user']);
     expect(turnRequest[1]?.content).toBe('a second question');
+  });
+});
+
+describe('microcompaction (docs/decisions/0232)', () => {
+  const BIG = `# big readme\n${'all work and no play '.repeat(150)}`;
+  const tools = (r: ModelRequest | undefined) =>
+    (r?.messages ?? []).filter((m) => m.role === 'tool').map((m) => m.content.slice(0, 37));
+
+  it('clears the bodies of large tool results older than the newest five, keeping their ids; a cold open sends the same request', async () => {
+    const h = harness({ compactAt: 0.8, readme: BIG });
+    for (let n = 1; n <= 6; n += 1) await h.run(`[scenario:read_readme] read ${n}`);
+    expect(h.events.filter((e) => e.type === 'microcompact_boundary')).toEqual([]);
+    const full = h.session.history.map((m) => ({ ...m }));
+    await h.run('[scenario:read_readme] read 7');
+    const [boundary] = h.events.filter((e) => e.type === 'microcompact_boundary');
+    const firstCall = full.find((m) => m.role === 'tool')?.toolCallId;
+    expect(boundary?.payload).toMatchObject({ clearedToolCallIds: [firstCall] });
+    const p = boundary?.payload as { preCompactTokenCount: number; postCompactTokenCount: number };
+    expect(p.postCompactTokenCount).toBeLessThan(p.preCompactTokenCount);
+    // The turn's first request: the oldest result cleared (id, name and error flag kept).
+    const live = h.seen.find((r) => r.messages.at(-1)?.content === '[scenario:read_readme] read 7');
+    expect(tools(live)).toEqual([
+      '[tool output cleared from the context',
+      ...Array(5).fill(BIG.slice(0, 37)),
+    ]);
+    const cleared = live?.messages.find((m) => m.role === 'tool');
+    expect(cleared).toMatchObject({ toolCallId: firstCall, toolName: 'read_file', isError: false });
+    expect(cleared?.content).toContain(`${BIG.length} characters of read_file`);
+    // A cold open reads every result whole from the transcript: the same rule, the same request.
+    const cold = harness({
+      compactAt: 0.8,
+      readme: BIG,
+      start: { persisted: true, title: 'x', turnCount: 6, history: full },
+    });
+    await cold.run('[scenario:read_readme] read 7');
+    expect(cold.seen[0]?.messages).toEqual(live?.messages);
+  });
+
+  it('leaves small results, the newest five and results cleared before as they are', () => {
+    const tool = (id: string, content: string) => ({
+      role: 'tool' as const,
+      content,
+      toolCallId: id,
+      toolName: 'read_file',
+    });
+    const big = 'x'.repeat(2_001);
+    const messages = [
+      tool('a', big),
+      tool('b', 'small'),
+      tool('c', `[tool output cleared from the context ${big}`),
+      ...['d', 'e', 'f', 'g', 'h'].map((id) => tool(id, big)),
+    ];
+    const { head, cleared } = microcompacted(messages);
+    expect(cleared).toEqual(['a']);
+    expect(head).toHaveLength(1);
+    expect(microcompacted(messages.slice(1)).cleared).toEqual([]);
+  });
+
+  it('is off when automatic compaction is off', async () => {
+    const h = harness({ readme: BIG });
+    for (let n = 1; n <= 7; n += 1) await h.run(`[scenario:read_readme] read ${n}`);
+    expect(h.events.filter((e) => e.type === 'microcompact_boundary')).toEqual([]);
   });
 });
 
