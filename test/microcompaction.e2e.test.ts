@@ -82,9 +82,9 @@ describe('microcompaction (issue 13 item 3)', () => {
     // The next owner cleared the two oldest (the first one again: its history came whole).
     const again = later.filter((e) => e.type === 'microcompact_boundary');
     expect(again).toHaveLength(1);
-    expect((again[0]?.payload as { clearedToolCallIds: string[] }).clearedToolCallIds).toHaveLength(
-      2,
-    );
+    expect(again[0]?.payload).toMatchObject({
+      clearedToolCallIds: [expect.any(String), expect.any(String)],
+    });
     // Turn 8's first request (turn 7's second one held seven, one cleared).
     const turn8 = toolResults(follow.events).filter((r) => r.length === 7)[1] ?? [];
     expect(turn8.map((c) => c.startsWith(CLEARED))).toEqual([
