@@ -1,4 +1,5 @@
 import type { BenchGroup } from '../group.ts';
+import { admissionGroup } from './admission.ts';
 import { clusterGroup } from './cluster.ts';
 import { compactionGroup } from './compaction.ts';
 import { domainGroup } from './domain.ts';
@@ -24,4 +25,5 @@ export const groups: readonly BenchGroup[] = [
   gatewayGroup,
   compactionGroup,
   undoGroup,
+  admissionGroup,
 ];

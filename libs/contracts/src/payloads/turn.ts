@@ -64,10 +64,15 @@ export const TurnErrorPayload = z.object({
 });
 export type TurnErrorPayload = z.infer<typeof TurnErrorPayload>;
 
-/** `turn_input_received` (ours): an input reached the running turn. */
+/**
+ * `turn_input_received` (ours, issue 11 item 4, docs/decisions/0233): a submission reached
+ * the session's owning runtime, before normalisation; `input` is its first 2,000
+ * characters, `inputSize` its size in UTF-8 bytes. Session-level (no turn).
+ */
 export const TurnInputReceivedPayload = z.object({
   input: z.string(),
   inputId: z.string().optional(),
+  inputSize: Count.optional(),
   messageId: z.string().optional(),
 });
 export type TurnInputReceivedPayload = z.infer<typeof TurnInputReceivedPayload>;

@@ -254,6 +254,8 @@ export class InputDispatcher {
       pendingInputId: inputId,
       reason: 'user_removed',
     });
+    // The control event of a cancellation (issue 11 item 4, 0233).
+    await this.#d.emitter.emit('cancel', null, item.traceId, { inputId, reason: 'user_removed' });
   }
 
   /**

@@ -46,7 +46,8 @@ describe('submissions are normalised before admission (R12.1)', () => {
       command: 'status',
       result: { sessionId: 's1', turnCount: 0, activeTurnId: null, persisted: false },
     });
-    expect(events).toEqual([]);
+    // Only its arrival (0233): nothing admitted, nothing else said.
+    expect(events.map((e) => e.type).filter((t) => t !== 'turn_input_received')).toEqual([]);
   });
 
   it('/rename renames as the rename operation does (custom, R9.3)', async () => {
@@ -69,7 +70,8 @@ describe('submissions are normalised before admission (R12.1)', () => {
     });
     expect(err.message).toContain('/goal, /help, /mode, /model, /rename, /review, /status');
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
-    expect(events).toEqual([]);
+    // Only its arrival (0233): nothing admitted, nothing else said.
+    expect(events.map((e) => e.type).filter((t) => t !== 'turn_input_received')).toEqual([]);
     // A path is not a command.
     const ticket = await startTurn(session, '/usr/bin/ls fails');
     await ticket.done;
@@ -133,7 +135,8 @@ describe('submissions are normalised before admission (R12.1)', () => {
       code: 'invalid_file_reference',
       detail: { reference: '@../../etc/passwd', reason: 'outside_workspace' },
     });
-    expect(events).toEqual([]);
+    // Only its arrival (0233): nothing admitted, nothing else said.
+    expect(events.map((e) => e.type).filter((t) => t !== 'turn_input_received')).toEqual([]);
     expect(writer.calls).toEqual([]);
   });
 });

@@ -46,6 +46,9 @@ import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts
 import { runTurn, type TurnOutcome } from './turn-runner.ts';
 import { userContent } from './user-content.ts';
 
+/** How much of a submission `turn_input_received` carries (characters). */
+const RECEIVED_PREVIEW_CHARS = 2_000;
+
 /** What a session starts from: fresh, or recovered from Postgres (R10.4). */
 export interface SessionStart {
   /** True once the session row exists (R13.2: born lazily at the first prompt). */
@@ -290,6 +293,18 @@ export class RuntimeSession {
   async submit(input: string, options: SubmitOptions = {}): Promise<Admission> {
     this.#assertUsable();
     const inputId = options.inputId ?? this.#o.ids.newId('in');
+    // Its arrival, before anything is decided about it (issue 11 item 4, 0233): numbered
+    // first, published in order, and not waited for (the broker's ack is not on the way in).
+    void this.#o.emitter
+      .emit('turn_input_received', null, this.#o.ids.newTraceId(), {
+        input:
+          input.length > RECEIVED_PREVIEW_CHARS ? input.slice(0, RECEIVED_PREVIEW_CHARS) : input,
+        inputId,
+        inputSize: new TextEncoder().encode(input).length,
+      })
+      .catch((err: unknown) =>
+        this.#o.logger.warn({ err, sessionId: this.sessionId }, 'turn_input_received failed'),
+      );
     const normalised = await this.#features.normalise(input);
     if (normalised.kind === 'command') {
       const { command, result } = normalised;
@@ -372,6 +387,12 @@ export class RuntimeSession {
     const active = this.#active;
     if (active === undefined || active.ending)
       throw new RuntimeError('no_active_turn', 'no turn is running');
+    // Said before the turn's end, which the abort brings (issue 11 item 4, 0233).
+    void this.#o.emitter
+      .emit('interrupt', active.turnId, this.#o.ids.newTraceId(), { reason: 'user' })
+      .catch((err: unknown) =>
+        this.#o.logger.warn({ err, sessionId: this.sessionId }, 'interrupt event failed'),
+      );
     active.controller.abort();
     return { turnId: active.turnId, done: active.done };
   }

@@ -2,11 +2,12 @@ import type { EventType, SessionEvent } from '@agentwire/contracts';
 
 /**
  * The event types of one turn of the scripted `two_tools` scenario with every permission
- * allowed, as {@link collapsedTypes} reports them: the input is queued, titled and
+ * allowed, as {@link collapsedTypes} reports them: the input is received, queued, titled and
  * promoted, the model streams, reads `README.md`, asks to write `notes.txt`, checkpoints
  * it (with a checkpoint store, docs/decisions/0225), writes it, then answers.
  */
 export const TWO_TOOLS_TURN_TYPES: readonly EventType[] = [
+  'turn_input_received',
   'turn_steer_queued',
   'session_title_updated',
   'session_input_promoted',

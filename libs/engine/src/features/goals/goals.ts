@@ -362,6 +362,7 @@ function attach(ctx: FeatureContext): FeatureHooks {
           turns.clear();
           failedInARow = 0;
           await change('status_updated', 'command', { ...goal, status: 'active' });
+          await ctx.emit('resume', { reason: 'goal_resumed' });
           ctx.wake();
           return { kind: 'result', result: { target } };
         }
