@@ -70,7 +70,8 @@ describe('session ownership across runtime processes (R13, flows 5 and 6)', () =
       toolName: 'run_command',
       error: { code: 'runtime_lost' },
     });
-    expect(types.slice(lostAt + 1, lostAt + 4)).toEqual([
+    expect(types.slice(lostAt + 1, lostAt + 5)).toEqual([
+      'turn_input_received',
       'turn_steer_queued',
       'session_input_promoted',
       'turn_started',
