@@ -1,3 +1,4 @@
+import { RuntimeClient } from '@agentwire/bus';
 import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ let client: WireDriver;
 
 beforeAll(async () => {
   stack = await startRuntimeStack(
-    { name: 'tickets-e2e', runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' } },
+    { name: 'tickets-e2e', projection: true, runtimeEnv: { AW_PERMISSION_TIMEOUT_MS: '60000' } },
     ['rtA', 'rtB'],
   );
   ({ client } = stack);
@@ -70,6 +71,15 @@ describe('tickets (R12.4)', () => {
     const events = (done as unknown as { events: { type: string }[] }).events;
     expect(events[0]?.type).toBe('turn_started');
     expect(events.at(-1)?.type).toBe('turn_complete');
+    // Through the client library (the gateway's and the CLI's): R1.1's turn result adds the
+    // projection once it applied the turn's last event.
+    const library = new RuntimeClient(stack.bus, stack.names);
+    const result = await library.awaitTicket(sid, 'in-next', 'completed', 10_000);
+    if (!result.ok) throw new Error(result.error.message);
+    const lastSeq = Math.max(...(result.events ?? []).map((e) => e.sequenceNumber));
+    expect(result.projectionAsOfSeq).toBeGreaterThanOrEqual(lastSeq);
+    expect(result.projection).toMatchObject({ id: sid, status: 'idle', currentTurnId: null });
+    expect((result.projection as { turnCount: number }).turnCount).toBeGreaterThanOrEqual(2);
     expect(await ticketOf('in-nothing', 'delivered', 100)).toMatchObject({
       ok: false,
       error: { code: 'unknown_ticket' },

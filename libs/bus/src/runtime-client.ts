@@ -73,6 +73,9 @@ export interface ProjectionSnapshotReply {
   readonly asOfSeq: number;
 }
 
+/** How long a completed ticket waits for the projection to apply its turn's last event. */
+const PROJECTION_CATCH_UP_MS = 3_000;
+
 /** Header a KV delete or purge marker carries (`DEL`, `PURGE`); absent on a put. */
 const KV_OPERATION = 'KV-Operation';
 
@@ -227,17 +230,45 @@ export class RuntimeClient {
    * Waits until a submission (by its input id, its ticket) is `delivered` or `completed`,
    * or left without running, at most `timeoutMs` (R12.4); any frontend may ask.
    */
-  awaitTicket(
+  async awaitTicket(
     sessionId: string,
     ticketId: string,
     until: 'delivered' | 'completed',
     timeoutMs = 30_000,
     options?: RequestOptions,
   ): Promise<RuntimeResult<TicketReply>> {
-    return this.#op(sessionId, 'await_ticket', { ticketId, until, timeoutMs }, TicketReply, {
-      ...options,
-      timeoutMs: Math.max(options?.timeoutMs ?? 0, timeoutMs + 5_000),
-    });
+    const reply = await this.#op(
+      sessionId,
+      'await_ticket',
+      { ticketId, until, timeoutMs },
+      TicketReply,
+      { ...options, timeoutMs: Math.max(options?.timeoutMs ?? 0, timeoutMs + 5_000) },
+    );
+    if (!reply.ok || reply.state !== 'completed' || reply.events === undefined) return reply;
+    const last = Math.max(0, ...reply.events.map((e) => e.sequenceNumber));
+    const snapshot = await this.#projectionAsOf(sessionId, last);
+    return snapshot === undefined
+      ? reply
+      : { ...reply, projection: snapshot.projection, projectionAsOfSeq: snapshot.asOfSeq };
+  }
+
+  /**
+   * The projection once it has applied event `sequence` (R1.1's turn result), waiting for
+   * the projection service to catch up for at most {@link PROJECTION_CATCH_UP_MS}; undefined
+   * when it does not answer or lags past that (the ticket is then answered without it).
+   */
+  async #projectionAsOf(
+    sessionId: string,
+    sequence: number,
+  ): Promise<{ projection: unknown; asOfSeq: number } | undefined> {
+    const deadline = Date.now() + PROJECTION_CATCH_UP_MS;
+    for (;;) {
+      const reply = await this.projection(sessionId, { timeoutMs: 2_000 }).catch(() => undefined);
+      if (reply?.ok === true && reply.asOfSeq >= sequence) return reply;
+      if (reply?.ok === false && reply.error.code !== 'not_found') return undefined;
+      if (Date.now() >= deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   /** Ends a session (`session_ended`) and releases it. */

@@ -93,6 +93,14 @@ export const TicketReply = z.object({
   status: z.enum(['complete', 'cancelled', 'error']).optional(),
   reason: z.string().optional(),
   events: z.array(z.object({ sequenceNumber: z.number().int(), type: z.string() })).optional(),
+  /**
+   * R1.1's turn result, added by the client library (`RuntimeClient.awaitTicket`, so the
+   * gateway and the CLI too; docs/decisions/0234) to a `completed` ticket with events: the
+   * session's projection once it has applied the turn's last event, and the number it is
+   * as of (that event's, or later when the session moved on meanwhile).
+   */
+  projection: z.unknown().optional(),
+  projectionAsOfSeq: z.number().int().min(0).optional(),
 });
 /** Reply of `await_ticket`. */
 export type TicketReply = z.infer<typeof TicketReply>;
