@@ -1,29 +1,14 @@
 import type { SessionEvent } from '@agentwire/contracts';
-import { createScriptedProvider, type ModelProvider, type ModelRequest } from '@agentwire/model';
+import type { ModelRequest } from '@agentwire/model';
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import { historyFromTranscript, type TranscriptRow } from '../../kernel/history-from-transcript.ts';
 import type { SessionStart } from '../../kernel/runtime-session.ts';
 import { memoryTools } from '../../testing/memory-tools.ts';
+import { recordingModel } from '../../testing/recording-model.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
 import { builtinFeatures } from '../builtin-features.ts';
 import { microcompacted } from './compaction.ts';
-
-/** The scripted model, recording every request it is sent. */
-function recordingModel(contextLimit?: number): { model: ModelProvider; seen: ModelRequest[] } {
-  const scripted = createScriptedProvider(contextLimit === undefined ? {} : { contextLimit });
-  const seen: ModelRequest[] = [];
-  const model: ModelProvider = {
-    providerId: scripted.providerId,
-    modelId: scripted.modelId,
-    stream: (request, signal) => {
-      // The session hands its history by reference: keep what this request held.
-      seen.push({ ...request, messages: [...request.messages] });
-      return scripted.stream(request, signal);
-    },
-  };
-  return { model, seen };
-}
 
 function harness(
   options: {

@@ -1,25 +1,11 @@
 import type { SessionEvent, SessionEventOf } from '@agentwire/contracts';
-import { createScriptedProvider, type ModelProvider, type ModelRequest } from '@agentwire/model';
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import { RuntimeError } from '../../kernel/runtime-error.ts';
 import { FakeTitles, titleReply } from '../../testing/fake-titles.ts';
+import { recordingModel } from '../../testing/recording-model.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
 import { parseGoalCommand } from './goals.ts';
-
-function recordingModel(): { model: ModelProvider; seen: ModelRequest[] } {
-  const scripted = createScriptedProvider();
-  const seen: ModelRequest[] = [];
-  const model: ModelProvider = {
-    providerId: scripted.providerId,
-    modelId: scripted.modelId,
-    stream: (request, signal) => {
-      seen.push({ ...request, messages: [...request.messages] });
-      return scripted.stream(request, signal);
-    },
-  };
-  return { model, seen };
-}
 
 function harness(titles?: FakeTitles) {
   const { model, seen } = recordingModel();
