@@ -276,8 +276,8 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
     expect([removed.code, removed.stdout]).toEqual([0, `removed ${a.inputId}\n`]);
     const again = await agentwire('queue', sid, 'rm', a.inputId);
     expect([again.code, again.stderr]).toEqual([
-      3,
-      expect.stringMatching(/^agentwire: queue rm: .*\(input_not_pending\)\n$/),
+      1,
+      expect.stringMatching(/^agentwire: queue rm: .*\(illegal_transition\)\n$/),
     ]);
     expect((await agentwire('answer', sid, requestId, 'allow')).code).toBe(0);
   });

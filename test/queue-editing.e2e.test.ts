@@ -115,10 +115,14 @@ describe('the queue, edited from two clients (issue 11)', () => {
     expect((await call('DELETE', `/sessions/${sid}/queue/in_q2`)).json).toEqual({
       inputId: 'in_q2',
     });
-    // The second client's delete of the same input comes too late: the input left.
+    // The second client's delete of the same input comes too late: the input is cancelled,
+    // and its lifecycle refuses a second removal (R12.3).
     const again = await call('DELETE', `/sessions/${sid}/queue/in_q2`);
-    expect(again.status).toBe(404);
-    expect((again.json.error as Json).code).toBe('input_not_pending');
+    expect(again.status).toBe(409);
+    expect(again.json.error).toMatchObject({
+      code: 'illegal_transition',
+      detail: { inputId: 'in_q2', from: 'cancelled', to: 'cancelled' },
+    });
     const far = await call('POST', `/sessions/${sid}/queue/in_q6/move`, { position: 99 });
     expect(far.status).toBe(400);
     expect(far.json.error).toMatchObject({

@@ -76,7 +76,7 @@ describe('input admission, reconciliation and titles with real processes (R9, R1
     });
     expect(await client.op(sid, 'remove_input', { inputId: removed.inputId })).toMatchObject({
       ok: false,
-      error: { code: 'input_not_pending' },
+      error: { code: 'illegal_transition', detail: { from: 'cancelled' } },
     });
     const request = follow.events.find((e) => e.type === 'permission_requested');
     if (request?.type !== 'permission_requested') throw new Error('no permission request');

@@ -60,7 +60,7 @@ export {
   SyntheticSource,
   TitleSource,
 } from './payloads/common.ts';
-export { SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';
+export { QueueMode, SteerDiscardReason, SteerRejectReason } from './payloads/input-queue.ts';
 export {
   ModelCompletePayload,
   ModelRequestBase,
@@ -117,6 +117,7 @@ export {
 } from './query-protocol.ts';
 export {
   AckReply,
+  ActionState,
   AnswerPermissionRequest,
   AwaitTicketRequest,
   ClearInputsReply,

@@ -20,6 +20,7 @@ import {
   TitleSource,
 } from './payloads/common.ts';
 import { CompactTrigger } from './payloads/compaction.ts';
+import { QueueMode } from './payloads/input-queue.ts';
 import { StreamingToolLedgerEntry, StreamRecoveryAnchorCreatedPayload } from './payloads/model.ts';
 import { RiskLevel } from './payloads/permission.ts';
 import { CheckpointCreatedPayload, RewindTriggeredPayload } from './payloads/rewind-checkpoint.ts';
@@ -61,6 +62,12 @@ export const PendingSteerInput = z.object({
   targetTurnId: z.string().nullable(),
   traceId: z.string(),
   delivery: LedgerDelivery,
+  /**
+   * Ours (docs/decisions/0235): where its dispatch is, as the last
+   * `turn_steer_dispatch_changed` said (`reserved` while the scheduler holds it,
+   * `promoting` while its message is written); `queued` until then.
+   */
+  dispatch: z.enum(['queued', 'reserved', 'promoting']).default('queued'),
 });
 /** A queued input. */
 export type PendingSteerInput = z.infer<typeof PendingSteerInput>;
@@ -157,6 +164,14 @@ export const SessionProjection = z.object({
   contextWindow: Count.default(DEFAULT_CONTEXT_WINDOW),
   pendingPermissions: z.array(PendingPermission).default([]),
   pendingSteerInputs: z.array(PendingSteerInput).default([]),
+  /**
+   * Ours (docs/decisions/0235): how the two lanes hand their actions over, and whether
+   * queued inputs start turns by themselves, as `followup_mode_changed` and
+   * `queue_auto_drain_changed` last stated them.
+   */
+  queueModes: z
+    .object({ steeringMode: QueueMode, followUpMode: QueueMode, autoDrain: z.boolean() })
+    .default({ steeringMode: 'all', followUpMode: 'one_at_a_time', autoDrain: true }),
   activeToolCalls: z.array(ActiveToolCall).default([]),
   streamingToolLedger: z.array(StreamingToolLedgerEntry).default([]),
   backgroundTasks: z.array(BackgroundTaskState).default([]),

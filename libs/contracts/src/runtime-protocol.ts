@@ -78,6 +78,20 @@ export const AwaitTicketRequest = z.strictObject({
 /** `await_ticket` request. */
 export type AwaitTicketRequest = z.input<typeof AwaitTicketRequest>;
 
+/** Where an accepted input is in its lifecycle (R12.3, docs/decisions/0235). */
+export const ActionState = z.enum([
+  'queued',
+  'selected',
+  'preparing',
+  'committing',
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+]);
+/** Where an accepted input is in its lifecycle. */
+export type ActionState = z.infer<typeof ActionState>;
+
 /**
  * Reply of `await_ticket`: the ticket's state now. `timedOut` when it had not reached
  * `until` in time. `completed` carries the turn's `status` and (R1.1) its events, numbers
@@ -93,6 +107,11 @@ export const TicketReply = z.object({
   status: z.enum(['complete', 'cancelled', 'error']).optional(),
   reason: z.string().optional(),
   events: z.array(z.object({ sequenceNumber: z.number().int(), type: z.string() })).optional(),
+  /**
+   * Its lifecycle state (R12.3) as the owning runtime has it, when that runtime accepted
+   * it or took it over (an input of an earlier owner has none there).
+   */
+  lifecycle: ActionState.optional(),
   /**
    * R1.1's turn result, added by the client library (`RuntimeClient.awaitTicket`, so the
    * gateway and the CLI too; docs/decisions/0234) to a `completed` ticket with events: the
@@ -147,7 +166,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   input not waiting), `position_out_of_range` (`move_input` past the last; detail
  *   `position`, `size`), `duplicate_input` (an `inputId` the session accepted before it was loaded
  *   where it runs now; detail `turnId` when it got a turn: a retry of one accepted since
- *   gets the first answer again, never a second turn);
+ *   gets the first answer again, never a second turn), `illegal_transition` (an
+ *   operation that asks an action for a move its lifecycle table forbids, R12.3: removing
+ *   an input that is no longer queued; detail `inputId`, `from`, `to`);
  * - normalisation (R12.1): `unknown_command` (a slash command that is neither built in nor
  *   a workspace prompt template; detail `command` and `known`, the names that exist),
  *   `invalid_command` (a known command with arguments it cannot take; detail `command`,
@@ -185,6 +206,7 @@ export const RuntimeErrorCode = z.enum([
   'input_not_pending',
   'position_out_of_range',
   'duplicate_input',
+  'illegal_transition',
   'unknown_command',
   'invalid_command',
   'invalid_file_reference',
@@ -250,7 +272,15 @@ const StartedPromptReply = z.object({
 });
 
 /** Reply of `interrupt`: the turn that was asked to stop. */
-export const InterruptReply = z.object({ ok: z.literal(true), turnId: z.string() });
+export const InterruptReply = z.object({
+  ok: z.literal(true),
+  turnId: z.string(),
+  /**
+   * True when the turn was still preparing (its input not committed): it was not ended;
+   * its input went back to the queue and runs next, once (R12.5, docs/decisions/0235).
+   */
+  requeued: z.boolean().optional(),
+});
 /** Reply of `interrupt`. */
 export type InterruptReply = z.infer<typeof InterruptReply>;
 

@@ -44,6 +44,7 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   expected_turn_mismatch: 409,
   turn_not_steerable: 409,
   duplicate_input: 409,
+  illegal_transition: 409,
   prompt_too_large: 413,
   internal: 500,
   invalid_reply: 502,

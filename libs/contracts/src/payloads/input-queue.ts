@@ -126,9 +126,23 @@ export const QueueAutoDrainChangedPayload = z.object({
 });
 export type QueueAutoDrainChangedPayload = z.infer<typeof QueueAutoDrainChangedPayload>;
 
-/** `followup_mode_changed` (ours): the default delivery of inputs sent while a turn runs. */
+/**
+ * How a lane hands its actions over (R12.2, docs/decisions/0235): `all` takes every
+ * consecutive action of the lane at once (one batch), `one_at_a_time` one per turn
+ * (`followUp`) or per step boundary (`steering`).
+ */
+export const QueueMode = z.enum(['all', 'one_at_a_time']);
+/** How a lane hands its actions over. */
+export type QueueMode = z.infer<typeof QueueMode>;
+
+/**
+ * `followup_mode_changed` (ours, docs/decisions/0235): the two lanes' modes now, and before.
+ * Both are stated each time, so the last one alone rebuilds them.
+ */
 export const FollowupModeChangedPayload = z.object({
-  mode: z.enum(['guide', 'queue']),
-  previousMode: z.enum(['guide', 'queue']).optional(),
+  steeringMode: QueueMode,
+  followUpMode: QueueMode,
+  previousSteeringMode: QueueMode,
+  previousFollowUpMode: QueueMode,
 });
 export type FollowupModeChangedPayload = z.infer<typeof FollowupModeChangedPayload>;

@@ -89,7 +89,12 @@ export const sampleEventPayloads: EventPayloadMap = {
     messageId: 'msg-2',
   },
   queue_auto_drain_changed: { enabled: false, reason: 'user paused the queue' },
-  followup_mode_changed: { mode: 'guide', previousMode: 'queue' },
+  followup_mode_changed: {
+    steeringMode: 'all',
+    followUpMode: 'all',
+    previousSteeringMode: 'all',
+    previousFollowUpMode: 'one_at_a_time',
+  },
   user_message: { messageId: 'msg-1', text: 'fix the flaky test' },
   assistant_message: { messageId: 'msg-a1', providerId: 'anthropic', modelId: 'claude-x' },
   assistant_feedback_updated: { messageId: 'msg-a1', feedback: 'positive' },

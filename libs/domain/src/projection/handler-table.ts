@@ -1,8 +1,10 @@
 import type { EventType, SessionEventOf, SessionProjection } from '@agentwire/contracts';
 
 /**
- * The event types the reducer handles: R16.3's 30 (R10.1) and `session_title_updated`
- * (ours, docs/decisions/0132); every other type bumps `updatedAt`.
+ * The event types the reducer handles: R16.3's 30 (R10.1), `session_title_updated`
+ * (ours, docs/decisions/0132), and `turn_steer_dispatch_changed`, `followup_mode_changed`
+ * and `queue_auto_drain_changed` (ours, docs/decisions/0235); every other type bumps
+ * `updatedAt`.
 
  *
  * @internal Exported for its tests.
@@ -25,6 +27,9 @@ export const HANDLED_EVENT_TYPES = [
   'turn_error',
   'turn_steer_queued',
   'turn_steer_delivery_changed',
+  'turn_steer_dispatch_changed',
+  'followup_mode_changed',
+  'queue_auto_drain_changed',
   'turn_steer_reordered',
   'turn_steer_drained',
   'turn_steer_discarded',

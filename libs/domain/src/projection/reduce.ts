@@ -27,6 +27,7 @@ export function initialProjection(sessionId: string, createdAt: number): Session
     contextWindow: DEFAULT_CONTEXT_WINDOW,
     pendingPermissions: [],
     pendingSteerInputs: [],
+    queueModes: { steeringMode: 'all', followUpMode: 'one_at_a_time', autoDrain: true },
     activeToolCalls: [],
     streamingToolLedger: [],
     backgroundTasks: [],

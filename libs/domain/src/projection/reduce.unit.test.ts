@@ -34,9 +34,10 @@ const given = (...events: Parameters<typeof reduce>[1][]) =>
   events.reduce(reduce, initialProjection(SID, 1000));
 
 describe('the handler table (R10.1, R16.3)', () => {
-  it("given the table, when its keys are listed, then they are R16.3's 30 and the title", () => {
-    expect(HANDLED_EVENT_TYPES).toHaveLength(31);
+  it("given the table, when its keys are listed, then they are R16.3's 30, the title and the queue's three", () => {
+    expect(HANDLED_EVENT_TYPES).toHaveLength(34);
     expect(HANDLED_EVENT_TYPES).toContain('session_title_updated');
+    expect(HANDLED_EVENT_TYPES).toContain('turn_steer_dispatch_changed');
     expect(Object.keys(projectionHandlers).sort()).toEqual([...HANDLED_EVENT_TYPES].sort());
     for (const t of HANDLED_EVENT_TYPES) expect(EVENT_TYPES).toContain(t);
   });
@@ -273,6 +274,46 @@ describe('queued inputs (R16.3, R14.4)', () => {
     expect(discarded.pendingSteerInputs.map((i) => i.pendingInputId)).toEqual(['a']);
     const started = reduce(discarded, ev('turn_started', { inputId: 'a' }));
     expect(started.pendingSteerInputs).toEqual([]);
+  });
+
+  it('given a queued input, when its dispatch changes, then the input shows where it is (0235)', () => {
+    const q = given(ev('turn_steer_queued', { pendingInputId: 'a' }));
+    expect(q.pendingSteerInputs[0]?.dispatch).toBe('queued');
+    const reserved = reduce(
+      q,
+      ev('turn_steer_dispatch_changed', {
+        pendingInputId: 'a',
+        state: 'reserved',
+        reservationId: 'r1',
+      }),
+    );
+    expect(reserved.pendingSteerInputs[0]?.dispatch).toBe('reserved');
+    // An edit re-emits `queued` for the same id: the dispatch state stays.
+    const edited = reduce(reserved, ev('turn_steer_queued', { pendingInputId: 'a', input: 'x' }));
+    expect(edited.pendingSteerInputs[0]).toMatchObject({ input: 'x', dispatch: 'reserved' });
+  });
+
+  it('given the mode events, when reduced, then queueModes shows both lanes and auto-drain', () => {
+    const fresh = given();
+    expect(fresh.queueModes).toEqual({
+      steeringMode: 'all',
+      followUpMode: 'one_at_a_time',
+      autoDrain: true,
+    });
+    const p = given(
+      ev('followup_mode_changed', {
+        steeringMode: 'one_at_a_time',
+        followUpMode: 'all',
+        previousSteeringMode: 'all',
+        previousFollowUpMode: 'one_at_a_time',
+      }),
+      ev('queue_auto_drain_changed', { enabled: false }),
+    );
+    expect(p.queueModes).toEqual({
+      steeringMode: 'one_at_a_time',
+      followUpMode: 'all',
+      autoDrain: false,
+    });
   });
 });
 

@@ -27,12 +27,16 @@ function reorder(
 
 /**
  * Input-queue handlers (R16.3, R14.4): `queued` appends to `pendingSteerInputs` (the same
- * id again replaces it in place: an edit), `delivery_changed` updates the admitted delivery, `reordered` reorders, `drained`
- * and `discarded` remove.
+ * id again replaces it in place: an edit), `delivery_changed` updates the admitted
+ * delivery, `dispatch_changed` its dispatch state, `reordered` reorders, `drained` and
+ * `discarded` remove; the two mode events set `queueModes` (0235).
  */
 export const steerHandlers: ProjectionHandlers<
   | 'turn_steer_queued'
   | 'turn_steer_delivery_changed'
+  | 'turn_steer_dispatch_changed'
+  | 'followup_mode_changed'
+  | 'queue_auto_drain_changed'
   | 'turn_steer_reordered'
   | 'turn_steer_drained'
   | 'turn_steer_discarded'
@@ -59,6 +63,7 @@ export const steerHandlers: ProjectionHandlers<
       targetTurnId: q.targetTurnId,
       traceId: e.traceId,
       delivery: q.delivery,
+      dispatch: 'queued',
     };
     return { ...p, pendingSteerInputs: [...p.pendingSteerInputs, input] };
   },
@@ -71,6 +76,29 @@ export const steerHandlers: ProjectionHandlers<
       ),
     };
   },
+  // Where an input's dispatch is (0235); the input leaves with `drained` or `discarded`,
+  // or when its turn starts.
+  turn_steer_dispatch_changed: (p, e) => {
+    const { pendingInputId, state } = e.payload;
+    return {
+      ...p,
+      pendingSteerInputs: p.pendingSteerInputs.map((i) =>
+        i.pendingInputId === pendingInputId ? { ...i, dispatch: state } : i,
+      ),
+    };
+  },
+  followup_mode_changed: (p, e) => ({
+    ...p,
+    queueModes: {
+      ...p.queueModes,
+      steeringMode: e.payload.steeringMode,
+      followUpMode: e.payload.followUpMode,
+    },
+  }),
+  queue_auto_drain_changed: (p, e) => ({
+    ...p,
+    queueModes: { ...p.queueModes, autoDrain: e.payload.enabled },
+  }),
   turn_steer_reordered: (p, e) => ({
     ...p,
     pendingSteerInputs: reorder(p.pendingSteerInputs, e.payload.orderedPendingInputIds),

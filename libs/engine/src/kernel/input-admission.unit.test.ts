@@ -130,7 +130,8 @@ describe('input admission while a turn runs (R12, R14)', () => {
     }
     await session.removeInput(ids[1] ?? '');
     await expect(session.removeInput(ids[1] ?? '')).rejects.toMatchObject({
-      code: 'input_not_pending',
+      code: 'illegal_transition',
+      detail: { from: 'cancelled', to: 'cancelled' },
     });
     expect(await session.reorderInputs([ids[2] ?? ''])).toEqual([ids[2], ids[0]]);
     session.answerPermission(permissions()[0] ?? '', { decision: 'allow' });

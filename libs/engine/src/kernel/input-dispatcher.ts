@@ -1,5 +1,6 @@
-import type { SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
+import type { ActionState, SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
 import type { ModelMessage } from '@agentwire/model';
+import { ActionBook, type ActionLifecycle } from './action-lifecycle.ts';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
 import type { InputFile } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
@@ -118,6 +119,10 @@ export class InputDispatcher {
   readonly #d: InputDispatcherDeps;
   readonly #queue = new InputQueue();
   readonly #settlers = new Map<string, (s: InputSettlement) => void>();
+  /** Every accepted action's lifecycle (R12.3, docs/decisions/0235). */
+  readonly #actions = new ActionBook();
+  /** The actions each running turn carries (its input and the guided ones it took). */
+  readonly #running = new Map<string, string[]>();
   readonly #admitted = new Map<
     string,
     Admission & { ok: true; delivery: 'startNow' | 'queue' | 'guide' }
@@ -199,6 +204,8 @@ export class InputDispatcher {
       return { ok: false, inputId, reason: decision.reason };
     }
     if (decision.delivery === 'startNow') {
+      // Selected at once: it never waited, so its dispatch is not reported (0235).
+      this.#actions.add(inputId, false).select(this.#d.ids.newId('rsv'));
       const ticket = this.#d.startTurn(input, files, inputId, traceId, false);
       const admission = { ok: true, inputId, delivery: 'startNow', ...ticket } as const;
       this.#remember(admission);
@@ -213,6 +220,7 @@ export class InputDispatcher {
       traceId,
     };
     this.#queue.add(item);
+    this.#actions.add(inputId, true);
     const settled = new Promise<InputSettlement>((resolve) => this.#settlers.set(inputId, resolve));
     const queueLength = this.#queue.size;
     const admission = {
@@ -244,10 +252,14 @@ export class InputDispatcher {
 
   /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
   async remove(inputId: string): Promise<void> {
-    const item = this.#queue.remove(inputId);
-    if (item === undefined) {
+    if (!this.#queue.has(inputId)) {
+      // A known action that left the queue: its lifecycle refuses (`illegal_transition`).
+      this.#actions.get(inputId)?.remove();
       throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
     }
+    this.#actions.get(inputId)?.remove();
+    const item = this.#queue.remove(inputId);
+    if (item === undefined) throw new Error(`input ${inputId} left the queue`);
     this.#d.ledger.apply(inputId, { kind: 'cancel' });
     this.#settle(inputId, { kind: 'discarded', reason: 'user_removed' });
     await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
@@ -285,9 +297,7 @@ export class InputDispatcher {
    * oversized text is refused as a submission would be.
    */
   async edit(inputId: string, input: string, files: readonly InputFile[]): Promise<void> {
-    if (!this.#queue.has(inputId)) {
-      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
-    }
+    this.#assertWaiting(inputId);
     const bytes = new TextEncoder().encode(input).length;
     if (input.trim() === '') {
       throw new RuntimeError('empty_input', 'an edited input needs some text', { inputId });
@@ -310,9 +320,7 @@ export class InputDispatcher {
    * is now (R10.3): an input that already left is `input_not_pending`.
    */
   async move(inputId: string, position: number): Promise<readonly string[]> {
-    if (!this.#queue.has(inputId)) {
-      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
-    }
+    this.#assertWaiting(inputId);
     const size = this.#queue.size;
     if (position >= size) {
       throw new RuntimeError(
@@ -336,6 +344,7 @@ export class InputDispatcher {
   async clear(): Promise<readonly string[]> {
     const items = this.#queue.takeAll();
     for (const item of items) {
+      this.#actions.get(item.inputId)?.remove();
       this.#d.ledger.discard(item.inputId, 'user_cleared');
       this.#settle(item.inputId, { kind: 'discarded', reason: 'user_cleared' });
     }
@@ -360,6 +369,8 @@ export class InputDispatcher {
     const drained: PendingInput[] = [];
     for (const item of items) {
       const messageId = this.#d.ids.newId('msg');
+      await this.selected(item.inputId, item.traceId);
+      await this.committing(item.inputId, item.traceId);
       const write = await promoteUserInput(this.#d, {
         turnId,
         traceId,
@@ -376,6 +387,7 @@ export class InputDispatcher {
         continue;
       }
       this.#d.history.push({ role: 'user', content: userContent(item.input, item.files) });
+      this.running(item.inputId, turnId);
       messageIds.push(messageId);
       drained.push(item);
       this.#settle(item.inputId, { kind: 'drained', turnId, messageId });
@@ -400,6 +412,7 @@ export class InputDispatcher {
     write: UserMessageWrite,
   ): Promise<RuntimeError> {
     this.#d.ledger.discard(inputId, 'start_failed');
+    this.#actions.get(inputId)?.to('failed');
     await this.#d.emitter.emit('turn_steer_discarded', null, traceId, {
       pendingInputId: inputId,
       reason: 'start_failed',
@@ -451,6 +464,7 @@ export class InputDispatcher {
     if (closing || !startNext) return;
     const next = this.#queue.takeNextQueued();
     if (next === undefined) return;
+    void this.selected(next.inputId, next.traceId).catch(log);
     const ticket = this.#d.startTurn(next.input, next.files, next.inputId, next.traceId, true);
     this.#settle(next.inputId, { kind: 'started', ...ticket });
   }
@@ -468,6 +482,7 @@ export class InputDispatcher {
   }
 
   #discard(item: PendingInput, reason: SteerDiscardReason, log: (err: unknown) => void): void {
+    this.#actions.get(item.inputId)?.remove();
     this.#settle(item.inputId, { kind: 'discarded', reason });
     try {
       this.#d.ledger.discard(item.inputId, reason);
@@ -478,6 +493,98 @@ export class InputDispatcher {
     void this.#d.emitter
       .emit('turn_steer_discarded', null, item.traceId, { pendingInputId: item.inputId, reason })
       .catch(log);
+  }
+
+  /** The lifecycle state of an action this session accepted, if it remembers it (R12.3). */
+  actionState(inputId: string): ActionState | undefined {
+    return this.#actions.get(inputId)?.state;
+  }
+
+  /**
+   * The scheduler took the action (R12.3 `selected`): a reservation, reported as
+   * `turn_steer_dispatch_changed` `reserved` when it had waited in the queue.
+   */
+  async selected(inputId: string, traceId: string): Promise<void> {
+    const action = this.#actions.of(inputId);
+    if (action.state !== 'selected') action.select(this.#d.ids.newId('rsv'));
+    await this.#dispatchChanged(action, 'reserved', traceId);
+  }
+
+  /** Its turn prepares (R12.3 `preparing`): nothing is written for it yet. */
+  preparing(inputId: string): void {
+    this.#actions.of(inputId).to('preparing');
+  }
+
+  /** Its user message is being written (R12.3 `committing`): `promoting` on the wire. */
+  async committing(inputId: string, traceId: string): Promise<void> {
+    const action = this.#actions.of(inputId);
+    const reservationId = action.reservationId;
+    action.to('committing');
+    await this.#dispatchChanged(action, 'promoting', traceId, reservationId);
+  }
+
+  /** Its message is in the transcript and `turnId` runs on it (R12.3 `running`). */
+  running(inputId: string, turnId: string): void {
+    this.#actions.of(inputId).to('running');
+    const carried = this.#running.get(turnId) ?? [];
+    carried.push(inputId);
+    this.#running.set(turnId, carried);
+  }
+
+  /** A turn ended: the actions it carried end with it (`completed`, `cancelled`, `failed`). */
+  turnEnded(turnId: string, status: TurnOutcome['status']): void {
+    const ended: ActionState =
+      status === 'complete' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
+    for (const inputId of this.#running.get(turnId) ?? []) {
+      const action = this.#actions.get(inputId);
+      if (action?.state === 'running') action.to(ended);
+    }
+    this.#running.delete(turnId);
+  }
+
+  /**
+   * The epoch moved on while the action prepared (R12.5): it goes back to `queued`
+   * (`turn_steer_dispatch_changed` `queued`), never `failed`, and the scheduler takes it
+   * again at once: it was the head of the queue and stays so.
+   */
+  async requeue(inputId: string, traceId: string): Promise<void> {
+    const action = this.#actions.of(inputId);
+    action.to('queued');
+    action.announced = true;
+    await this.#dispatchChanged(action, 'queued', traceId, null);
+    await this.selected(inputId, traceId);
+  }
+
+  /** A prepared turn that stopped before its message was written: the action failed. */
+  failed(inputId: string): void {
+    const action = this.#actions.get(inputId);
+    if (action !== undefined && !['completed', 'failed', 'cancelled'].includes(action.state)) {
+      action.to('failed');
+    }
+  }
+
+  #assertWaiting(inputId: string): void {
+    if (this.#queue.has(inputId)) return;
+    const state = this.#actions.get(inputId)?.state;
+    throw new RuntimeError(
+      'input_not_pending',
+      state === undefined ? `input ${inputId} is not waiting` : `input ${inputId} is ${state}`,
+      { inputId, ...(state === undefined ? {} : { state }) },
+    );
+  }
+
+  #dispatchChanged(
+    action: ActionLifecycle,
+    state: 'queued' | 'reserved' | 'promoting',
+    traceId: string,
+    reservationId: string | null = action.reservationId,
+  ): Promise<unknown> {
+    if (!action.announced) return Promise.resolve();
+    return this.#d.emitter.emit('turn_steer_dispatch_changed', null, traceId, {
+      pendingInputId: action.inputId,
+      state,
+      reservationId,
+    });
   }
 
   #settle(inputId: string, settlement: InputSettlement): void {

@@ -50,7 +50,7 @@ describe('editing the queue (issue 11 item 6)', () => {
       { pendingInputId: 'b', reason: 'user_cleared' },
       { pendingInputId: 'c', reason: 'user_cleared' },
     ]);
-    await expect(session.removeInput('a')).rejects.toMatchObject({ code: 'input_not_pending' });
+    await expect(session.removeInput('a')).rejects.toMatchObject({ code: 'illegal_transition' });
     session.answerPermission(permissions()[0] ?? '', { decision: 'allow' });
     await waitUntil(() => events.some((e) => e.type === 'turn_complete'), quickly);
     // Nothing cleared runs.

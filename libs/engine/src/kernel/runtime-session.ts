@@ -1,4 +1,10 @@
-import type { ModelSelection, SessionEvent, TimelinePart, TitleSource } from '@agentwire/contracts';
+import type {
+  ActionState,
+  ModelSelection,
+  SessionEvent,
+  TimelinePart,
+  TitleSource,
+} from '@agentwire/contracts';
 import {
   syntheticAnchorOrigin,
   syntheticNoticeSemantics,
@@ -130,6 +136,8 @@ interface ActiveTurn {
   readonly done: Promise<TurnOutcome>;
   /** Its `turn_complete` or `turn_error` is appended: admission treats it as over. */
   ending: boolean;
+  /** Its input is not committed yet (R12.3 `preparing`): an interrupt re-queues it (R12.5). */
+  preparing: boolean;
 }
 
 /**
@@ -157,6 +165,8 @@ export class RuntimeSession {
   #active: ActiveTurn | undefined;
   #closed = false;
   #closing = false;
+  /** Bumped by interrupts and rewinds: preparation that began under an older one is stale (R12.5). */
+  #epoch = 0;
   /** The features' idle check while it runs (`whenIdle`, 0231), and a wake asked meanwhile. */
   #idleCheck: Promise<void> | undefined;
   #wakeAgain = false;
@@ -231,6 +241,13 @@ export class RuntimeSession {
       const active = this.#active;
       const ends = event.type === 'turn_complete' || event.type === 'turn_error';
       if (ends && active !== undefined && event.turnId === active.turnId) active.ending = true;
+      // Its actions end with the event that ends it, as a ticket does (R12.3, 0235).
+      if (event.type === 'turn_complete' && event.turnId !== null) {
+        const cancelled = event.payload.resultType === 'cancelled';
+        this.#inputs.turnEnded(event.turnId, cancelled ? 'cancelled' : 'complete');
+      } else if (event.type === 'turn_error' && event.turnId !== null) {
+        this.#inputs.turnEnded(event.turnId, 'error');
+      }
     });
   }
 
@@ -259,6 +276,11 @@ export class RuntimeSession {
   /** Ids of the inputs waiting in the queue or for the next step boundary, in order. */
   get pendingInputIds(): string[] {
     return this.#inputs.ids();
+  }
+
+  /** Where an accepted input is in its lifecycle (R12.3), while the session remembers it. */
+  actionState(inputId: string): ActionState | undefined {
+    return this.#inputs.actionState(inputId);
   }
 
   /** The id of the running turn, if any. */
@@ -382,19 +404,29 @@ export class RuntimeSession {
     return this.#inputs.clear();
   }
 
-  /** Interrupts the running turn; it ends as `turn_complete` with `cancelled`. */
-  interrupt(): TurnTicket {
+  /**
+   * Interrupts the running turn; it ends as `turn_complete` with `cancelled`. A turn still
+   * preparing (its input not committed) is not ended: the epoch moves on, and its input is
+   * re-queued and runs next, once (R12.5, docs/decisions/0235); `requeued` says so. A host
+   * that stops (SIGTERM) passes `requeuePreparing: false`: every turn ends.
+   */
+  interrupt(
+    options: { readonly requeuePreparing?: boolean } = {},
+  ): TurnTicket & { readonly requeued: boolean } {
     const active = this.#active;
     if (active === undefined || active.ending)
       throw new RuntimeError('no_active_turn', 'no turn is running');
+    this.#epoch += 1;
     // Said before the turn's end, which the abort brings (issue 11 item 4, 0233).
     void this.#o.emitter
       .emit('interrupt', active.turnId, this.#o.ids.newTraceId(), { reason: 'user' })
       .catch((err: unknown) =>
         this.#o.logger.warn({ err, sessionId: this.sessionId }, 'interrupt event failed'),
       );
-    active.controller.abort();
-    return { turnId: active.turnId, done: active.done };
+    const requeued =
+      options.requeuePreparing !== false && active.preparing && active.inputId !== undefined;
+    if (!requeued) active.controller.abort();
+    return { turnId: active.turnId, done: active.done, requeued };
   }
 
   /**
@@ -498,6 +530,7 @@ export class RuntimeSession {
       })
       .finally(() => {
         if (this.#active === active) this.#active = undefined;
+        this.#inputs.turnEnded(spec.turnId, status);
         if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
         this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
         if (this.#active === undefined) this.#wake();
@@ -508,6 +541,7 @@ export class RuntimeSession {
       controller,
       done,
       ending: false,
+      preparing: true,
     };
     this.#active = active;
     return { turnId: spec.turnId, done };
@@ -532,17 +566,18 @@ export class RuntimeSession {
       if (inputId !== undefined && !spec.admitted) {
         await this.#inputs.admitStartNow(input, files, inputId, traceId);
       }
-      await previous?.catch(() => undefined);
-      await this.#titles.ensurePersisted(titleInput, traceId, userMessageId);
+      await this.#prepare(spec, previous, userMessageId);
       if (inputId === undefined) {
         await this.#writeNotice(synthetic, turnId, traceId, userMessageId);
       } else {
+        await this.#inputs.committing(inputId, traceId);
         const write = await promoteUserInput(
           { ...this.#o, ledger: this.#ledger },
           { turnId, traceId, messageId: userMessageId, input, files, inputId },
         );
         // A turn never runs on a user message that did not commit (issue 9).
         if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
+        this.#inputs.running(inputId, turnId);
       }
       this.#titles.maybeGenerate(titleInput, userMessageId, this.#turnCount);
       await this.#eviction.evictNow();
@@ -590,6 +625,7 @@ export class RuntimeSession {
       return outcome;
     } catch (err) {
       this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
+      if (inputId !== undefined && !started) this.#inputs.failed(inputId);
       // A broken appender seals nothing; a refused event ends its turn (0160).
       if (started && (!(err instanceof AppendError) || err.code === 'refused')) {
         const open = this.#turns.result().open;
@@ -600,6 +636,29 @@ export class RuntimeSession {
       }
       throw err;
     }
+  }
+
+  /**
+   * R12.3 `preparing`, R12.5: waits for the previous turn and the session row; an interrupt
+   * meanwhile (the epoch moved on) re-queues the input, which is selected again at once.
+   * Every await is checked on waking.
+   */
+  async #prepare(
+    spec: TurnStart,
+    previous: Promise<unknown> | undefined,
+    userMessageId: string,
+  ): Promise<void> {
+    const { inputId, traceId, input, synthetic } = spec;
+    for (;;) {
+      const epoch = this.#epoch;
+      if (inputId !== undefined) this.#inputs.preparing(inputId);
+      await previous?.catch(() => undefined);
+      await this.#titles.ensurePersisted(synthetic?.titleInput ?? input, traceId, userMessageId);
+      if (epoch === this.#epoch || inputId === undefined) break;
+      await this.#inputs.requeue(inputId, traceId);
+    }
+    const active = this.#active;
+    if (active?.turnId === spec.turnId) active.preparing = false;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { lastMessageOn } from '@agentwire/bus';
 import { startTurn } from '@agentwire/engine/testing';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartedRuntime } from '../start-runtime.ts';
 import { type InProcessRuntimes, startInProcessRuntimes } from '../testing/in-process-runtimes.ts';
@@ -36,8 +37,13 @@ describe('residency (R11)', () => {
     const slow = await startTurn(
       host.resident('persisted-one'),
       '[scenario:run_command] wait for me',
+      { inputId: 'in-slow' },
     );
     expect(await host.rebalance(Date.now() + 3_600_000)).toEqual([]);
+    // Past its preparation (an interrupt before re-queues it, R12.5): the turn itself stops.
+    await waitUntil(() => host.resident('persisted-one')?.actionState('in-slow') === 'running', {
+      what: 'the slow turn running',
+    });
     host.resident('persisted-one')?.interrupt();
     await slow?.done;
     const lastAtReclaim = host.residentEmitter('persisted-one')?.appender.latestSequence ?? 0;

@@ -150,7 +150,7 @@ export class RuntimeHost {
     for (const [, r] of this.#pool.takeAll()) {
       r.sub.unsubscribe();
       if (r.session.activeTurnId !== undefined)
-        await r.session.interrupt().done.catch(() => undefined);
+        await r.session.interrupt({ requeuePreparing: false }).done.catch(() => undefined);
       await r.appender.idle();
       r.session.abandon();
       r.writer.close();

@@ -77,9 +77,9 @@ export async function runSessionOp(
     }
     case 'interrupt': {
       const req = parseRequest(EmptyRequest, data);
-      const { turnId, done } = session.interrupt();
+      const { turnId, done, requeued } = session.interrupt();
       if (req.wait === true) await done.catch(() => undefined);
-      return { ok: true, turnId };
+      return { ok: true, turnId, ...(requeued ? { requeued } : {}) };
     }
     case 'rename': {
       const req = parseRequest(RenameRequest, data);
@@ -96,7 +96,9 @@ export async function runSessionOp(
     }
     case 'await_ticket': {
       const req = parseRequest(AwaitTicketRequest, data);
-      return { ok: true, ...(await session.runOperation('await_ticket', req)) };
+      const ticket = await session.runOperation('await_ticket', req);
+      const lifecycle = session.actionState(req.ticketId);
+      return { ok: true, ...ticket, ...(lifecycle === undefined ? {} : { lifecycle }) };
     }
     case 'set_mode': {
       const req = parseRequest(SetModeRequest, data);
