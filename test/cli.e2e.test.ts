@@ -279,6 +279,21 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
       1,
       expect.stringMatching(/^agentwire: queue rm: .*\(illegal_transition\)\n$/),
     ]);
+    // The lanes' modes (0236): set over the operation, read back from the projection.
+    const set = await agentwire('queue', sid, 'modes', 'followup', 'all', 'autodrain', 'off');
+    expect([set.code, set.stdout]).toEqual([0, 'steering all  followUp all  auto-drain off\n']);
+    let modes = JSON.parse((await agentwire('queue', sid, 'modes', '--json')).stdout);
+    for (let i = 0; i < 50 && modes.autoDrain !== false; i++) {
+      await sleep(200);
+      modes = JSON.parse((await agentwire('queue', sid, 'modes', '--json')).stdout);
+    }
+    expect(modes).toMatchObject({ steeringMode: 'all', followUpMode: 'all', autoDrain: false });
+    const bad = await agentwire('queue', sid, 'modes', 'followup', 'many');
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'agentwire: queue modes: followup takes all or one, got "many"\n',
+    ]);
+    expect((await agentwire('queue', sid, 'modes', 'autodrain', 'on')).code).toBe(0);
     expect((await agentwire('answer', sid, requestId, 'allow')).code).toBe(0);
   });
 

@@ -12,6 +12,7 @@ import {
   ProjectionGetReply,
   PromptReply,
   type PromptRequest,
+  QueueModesReply,
   RemoveInputReply,
   RenameReply,
   ReorderInputsReply,
@@ -19,6 +20,7 @@ import {
   type RuntimeOp,
   SetModeReply,
   type SetModeRequest,
+  type SetQueueModesRequest,
   TicketReply,
 } from '@agentwire/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -212,6 +214,19 @@ export class RuntimeClient {
     options?: RequestOptions,
   ): Promise<RuntimeResult<ClearInputsReply>> {
     return this.#op(sessionId, 'clear_inputs', {}, ClearInputsReply, options);
+  }
+
+  /**
+   * Sets how the queue's lanes hand their actions over and whether queued inputs start by
+   * themselves (R12.2, docs/decisions/0236); fields left out keep their value.
+   * `followup_mode_changed` / `queue_auto_drain_changed` say what changed.
+   */
+  setQueueModes(
+    sessionId: string,
+    modes: SetQueueModesRequest,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<QueueModesReply>> {
+    return this.#op(sessionId, 'set_queue_modes', modes, QueueModesReply, options);
   }
 
   /**

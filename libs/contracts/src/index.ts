@@ -139,6 +139,7 @@ export {
   ProjectionGetRequest,
   PromptReply,
   PromptRequest,
+  QueueModesReply,
   RemoveInputReply,
   RemoveInputRequest,
   RenameReply,
@@ -149,6 +150,7 @@ export {
   type RuntimeOp,
   SetModeReply,
   SetModeRequest,
+  SetQueueModesRequest,
   TICKET_WAIT_MAX_MS,
   TicketReply,
 } from './runtime-protocol.ts';

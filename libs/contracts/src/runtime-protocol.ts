@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ErrorPayload, SessionMode } from './payloads/common.ts';
+import { QueueMode } from './payloads/input-queue.ts';
 import { PermissionDecision } from './payloads/permission.ts';
 import { SessionId } from './session-event.ts';
 
@@ -26,6 +27,12 @@ export const PromptRequest = z.strictObject({
   inputId: z.string().min(1).optional(),
   wait: z.boolean().optional(),
   delivery: z.enum(['queue', 'guide']).optional(),
+  /**
+   * R12.2's name of the same choice (docs/decisions/0236): `steering` is `guide` (policy
+   * `next_turn_boundary`), `followUp` is `queue` (policy `when_run_idle`). Giving both
+   * `lane` and a `delivery` that disagrees is `invalid_request`.
+   */
+  lane: z.enum(['steering', 'followUp']).optional(),
   expectedTurnId: z.string().min(1).optional(),
 });
 export type PromptRequest = z.infer<typeof PromptRequest>;
@@ -431,6 +438,38 @@ export const ReorderInputsReply = z.object({ ok: z.literal(true), order: z.array
 /** Reply of `reorder_inputs`. */
 export type ReorderInputsReply = z.infer<typeof ReorderInputsReply>;
 
+/**
+ * `aw.rt.<sid>.set_queue_modes` (R12.2, docs/decisions/0236): how the two lanes hand their
+ * actions over (`all`: the consecutive ones of a lane as one batch; `one_at_a_time`), and
+ * whether queued inputs start turns by themselves (`autoDrain`). Fields left out keep their
+ * value; at least one is given. `followup_mode_changed` and `queue_auto_drain_changed`
+ * say what changed.
+ */
+export const SetQueueModesRequest = z
+  .strictObject({
+    steeringMode: QueueMode.optional(),
+    followUpMode: QueueMode.optional(),
+    autoDrain: z.boolean().optional(),
+  })
+  .refine(
+    (r) =>
+      r.steeringMode !== undefined || r.followUpMode !== undefined || r.autoDrain !== undefined,
+    { message: 'give steeringMode, followUpMode or autoDrain' },
+  );
+/** `set_queue_modes` request. */
+export type SetQueueModesRequest = z.infer<typeof SetQueueModesRequest>;
+
+/** Reply of `set_queue_modes`: the modes now, and whether anything changed. */
+export const QueueModesReply = z.object({
+  ok: z.literal(true),
+  steeringMode: QueueMode,
+  followUpMode: QueueMode,
+  autoDrain: z.boolean(),
+  changed: z.boolean(),
+});
+/** Reply of `set_queue_modes`. */
+export type QueueModesReply = z.infer<typeof QueueModesReply>;
+
 /** Operations on waiting inputs, answered on `aw.rt.<sid>.<op>` beside {@link RUNTIME_OPS}. */
 const INPUT_OPS = [
   'remove_input',
@@ -438,6 +477,7 @@ const INPUT_OPS = [
   'move_input',
   'clear_inputs',
   'edit_input',
+  'set_queue_modes',
 ] as const;
 /** One input operation name. */
 export type InputOp = (typeof INPUT_OPS)[number];

@@ -1,5 +1,10 @@
 import { isRuntimeFailure } from '@agentwire/bus';
-import { SessionProjection, type SetModeRequest, TICKET_WAIT_MAX_MS } from '@agentwire/contracts';
+import {
+  SessionProjection,
+  type SetModeRequest,
+  type SetQueueModesRequest,
+  TICKET_WAIT_MAX_MS,
+} from '@agentwire/contracts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { type ChatTerminal, chatCommand } from './chat-command.ts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
@@ -135,13 +140,23 @@ export function buildProgram(deps: ProgramDeps): Command {
         'while a turn runs: queue it, or guide the running turn',
       ).choices(['queue', 'guide']),
     )
+    .addOption(
+      new Option(
+        '--lane <lane>',
+        'the same choice by its lane: followUp (= queue) or steering (= guide)',
+      ).choices(['followUp', 'steering']),
+    )
     .action(
       run(
         async (
           ctx,
           sid: string,
           words: string[],
-          opts: { wait?: true | 'delivered' | 'completed'; delivery?: 'queue' | 'guide' },
+          opts: {
+            wait?: true | 'delivered' | 'completed';
+            delivery?: 'queue' | 'guide';
+            lane?: 'steering' | 'followUp';
+          },
         ) => {
           checkSessionId(sid);
           // A bare --wait keeps the reply open until the turn ended; --wait <until> takes
@@ -151,6 +166,7 @@ export function buildProgram(deps: ProgramDeps): Command {
             text: words.join(' '),
             wait,
             ...(opts.delivery === undefined ? {} : { delivery: opts.delivery }),
+            ...(opts.lane === undefined ? {} : { lane: opts.lane }),
           };
           const sent = ctx.client.prompt(sid, request, wait ? { timeoutMs: 600_000 } : {});
           const reply = wait ? await ctx.progress('waiting for the turn', sent) : await sent;
@@ -408,24 +424,24 @@ export function buildProgram(deps: ProgramDeps): Command {
 
   command(
     'queue <sid>',
-    'list, remove, move or clear the inputs waiting for the running turn to end',
+    'list, remove, move, edit or clear the inputs waiting for the running turn to end, or set how they are handed over',
     'agentwire queue ses_123 move in_2 1',
   )
     .addArgument(
       new Argument(
         '[action]',
-        'list (default), rm <inputId>, move <inputId> <position>, edit <inputId> <text>, clear',
+        'list (default), rm <inputId>, move <inputId> <position>, edit <inputId> <text>, clear, modes [steering all|one] [followup all|one] [autodrain on|off]',
       )
-        .choices(['list', 'rm', 'move', 'edit', 'clear'])
+        .choices(['list', 'rm', 'move', 'edit', 'clear', 'modes'])
         .default('list'),
     )
     .argument(
       '[args...]',
-      'the input id (rm, move, edit), the new 1-based position (move) or the new text (edit)',
+      'the input id (rm, move, edit), the new 1-based position (move), the new text (edit), or settings (modes)',
     )
     .addHelpText(
       'after',
-      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2\n  $ agentwire queue ses_123 edit in_2 check the tests too\n  $ agentwire queue ses_123 clear      # nothing waiting: a no-op',
+      '  $ agentwire queue ses_123            # list, in delivery order\n  $ agentwire queue ses_123 rm in_2\n  $ agentwire queue ses_123 edit in_2 check the tests too\n  $ agentwire queue ses_123 clear      # nothing waiting: a no-op\n  $ agentwire queue ses_123 modes followup all autodrain off',
     )
     .action(
       run(async (ctx, sid: string, action: QueueAction, args: string[]) => {
@@ -474,7 +490,38 @@ function usage(message: string): CliError {
   return new CliError('usage', message, EXIT.usage);
 }
 
-type QueueAction = 'list' | 'rm' | 'move' | 'edit' | 'clear';
+type QueueAction = 'list' | 'rm' | 'move' | 'edit' | 'clear' | 'modes';
+
+/** `modes` settings as a `set_queue_modes` request: `steering|followup all|one`, `autodrain on|off`. */
+function queueModesOf(args: readonly string[]): SetQueueModesRequest {
+  const request: { -readonly [K in keyof SetQueueModesRequest]: SetQueueModesRequest[K] } = {};
+  for (let i = 0; i < args.length; i += 2) {
+    const key = args[i];
+    const value = args[i + 1];
+    if (key === 'steering' || key === 'followup') {
+      if (value !== 'all' && value !== 'one') {
+        throw usage(`queue modes: ${key} takes all or one, got ${JSON.stringify(value ?? '')}`);
+      }
+      const mode = value === 'all' ? 'all' : 'one_at_a_time';
+      if (key === 'steering') request.steeringMode = mode;
+      else request.followUpMode = mode;
+    } else if (key === 'autodrain') {
+      if (value !== 'on' && value !== 'off') {
+        throw usage(`queue modes: autodrain takes on or off, got ${JSON.stringify(value ?? '')}`);
+      }
+      request.autoDrain = value === 'on';
+    } else {
+      throw usage(
+        `queue modes: unknown setting ${JSON.stringify(key)} (steering, followup or autodrain)`,
+      );
+    }
+  }
+  return request;
+}
+
+function modesLine(modes: { steeringMode: string; followUpMode: string; autoDrain: boolean }) {
+  return `steering ${modes.steeringMode}  followUp ${modes.followUpMode}  auto-drain ${modes.autoDrain ? 'on' : 'off'}`;
+}
 
 async function queueCommand(
   ctx: CliContext,
@@ -483,6 +530,18 @@ async function queueCommand(
   args: readonly string[],
 ): Promise<void> {
   checkSessionId(sid);
+  if (action === 'modes') {
+    if (args.length === 0) {
+      const { asOfSeq, projection } = await readProjection(ctx, 'queue modes', sid);
+      const modes = projection.queueModes;
+      print(ctx, { ok: true, sessionId: sid, asOfSeq, ...modes }, [modesLine(modes)]);
+      return;
+    }
+    const reply = await ctx.client.setQueueModes(sid, queueModesOf(args));
+    if (isRuntimeFailure(reply)) throw failureError('queue modes', reply);
+    print(ctx, reply, [modesLine(reply) + (reply.changed ? '' : ctx.style.dim('  (unchanged)'))]);
+    return;
+  }
   const arity = { list: 0, rm: 1, move: 2, edit: 2, clear: 0 }[action];
   const fits = action === 'edit' ? args.length >= arity : args.length === arity;
   if (!fits) {

@@ -13,11 +13,13 @@ import type {
   OpenReply,
   PromptReply,
   PromptRequest,
+  QueueModesReply,
   RemoveInputReply,
   RenameReply,
   ReorderInputsReply,
   SetModeReply,
   SetModeRequest,
+  SetQueueModesRequest,
   TicketReply,
 } from '@agentwire/contracts';
 
@@ -85,6 +87,11 @@ export interface GatewayBackend {
     sessionId: string,
     options?: RequestOptions,
   ): Promise<RuntimeResult<ClearInputsReply>>;
+  setQueueModes(
+    sessionId: string,
+    modes: SetQueueModesRequest,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<QueueModesReply>>;
   /** Ends the session (`session_ended`) and releases its lease, so it can be deleted. */
   close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>>;
   projection(

@@ -2,6 +2,7 @@ import {
   type MoveInputRequest,
   ReorderInputsRequest,
   SessionId,
+  SetQueueModesRequest,
   TICKET_WAIT_MAX_MS,
 } from '@agentwire/contracts';
 import type { FastifyInstance } from 'fastify';
@@ -127,6 +128,22 @@ export function registerQueueRoutes(app: FastifyInstance, o: SessionRouteOptions
       if (!body.ok) return reply.code(400).send(body.body);
       const { id } = params.value;
       return send(reply, await o.backend.reorderInputs(id, body.value.orderedInputIds, timeout));
+    },
+  );
+
+  app.put(
+    '/sessions/:id/queue/modes',
+    withBody({
+      summary: 'Set how the queue hands inputs over (lane modes, auto-drain)',
+      params: SessionParams,
+      body: SetQueueModesRequest,
+    }),
+    async (request, reply) => {
+      const params = parseInput('params', SessionParams, request.params);
+      if (!params.ok) return reply.code(400).send(params.body);
+      const body = parseInput('body', SetQueueModesRequest, request.body);
+      if (!body.ok) return reply.code(400).send(body.body);
+      return send(reply, await o.backend.setQueueModes(params.value.id, body.value, timeout));
     },
   );
 

@@ -41,8 +41,13 @@ describe('gateway queue, mode and ticket routes (issue 11, issue 13)', () => {
       }),
       await app.inject({ method: 'POST', url: '/sessions/s1/queue/clear', ...json({}) }),
       await app.inject({ method: 'POST', url: '/sessions/s1/mode', ...json({ mode: 'plan' }) }),
+      await app.inject({
+        method: 'PUT',
+        url: '/sessions/s1/queue/modes',
+        ...json({ followUpMode: 'all', autoDrain: false }),
+      }),
     ];
-    expect(calls.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(calls.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200, 200]);
     expect(backend.calls.map((c) => [c.method, ...c.args])).toEqual([
       ['removeInput', 's1', 'in_1'],
       ['editInput', 's1', 'in_1', 'new'],
@@ -50,6 +55,7 @@ describe('gateway queue, mode and ticket routes (issue 11, issue 13)', () => {
       ['reorderInputs', 's1', ['in_2']],
       ['clearInputs', 's1'],
       ['setMode', 's1', 'plan'],
+      ['setQueueModes', 's1', { followUpMode: 'all', autoDrain: false }],
     ]);
   });
 

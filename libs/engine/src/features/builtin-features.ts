@@ -7,6 +7,7 @@ import { goals } from './goals/goals.ts';
 import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
 import { promptTemplates } from './prompt-templates/prompt-templates.ts';
+import { queueModes } from './queue-modes/queue-modes.ts';
 import { sessionCommands } from './session-commands/session-commands.ts';
 import { tickets } from './tickets/tickets.ts';
 
@@ -25,6 +26,7 @@ export function builtinFeatures(settings: FeatureSettings = {}): readonly Sessio
     checkpoints,
     compactionFeature(settings.compactAt === undefined ? {} : { autoShare: settings.compactAt }),
     goals,
+    queueModes,
     tickets,
     promptTemplates,
     fileReferences,

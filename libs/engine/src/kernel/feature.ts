@@ -3,6 +3,7 @@ import type {
   EventPayload,
   EventType,
   ModelSelection,
+  QueueMode,
   SessionEvent,
   SessionEventOf,
   SyntheticSource,
@@ -191,6 +192,12 @@ export interface FeatureHooks {
   decideTool?(tool: ToolDefinition): ToolDecision | undefined;
   /** The model the next request goes to; undefined leaves it to the next feature. */
   model?(): CatalogModel | undefined;
+  /**
+   * How the queue hands its actions over (R12.2, docs/decisions/0236), asked each time the
+   * scheduler selects; undefined leaves it to the next feature, and finally to the kernel's
+   * default (steering `all`, followUp `one_at_a_time`, auto-drain on).
+   */
+  queuePolicy?(): QueuePolicy | undefined;
   /** Called once a turn's user message committed, before its first model request. */
   onTurnStart?(turn: TurnStartContext): Promise<void>;
   /**
@@ -219,6 +226,13 @@ export interface FeatureHooks {
   readonly operations?: Readonly<
     Record<string, (body: unknown) => Promise<Readonly<Record<string, unknown>>>>
   >;
+}
+
+/** How the two lanes hand their actions over, and whether queued inputs start by themselves. */
+export interface QueuePolicy {
+  readonly steeringMode: QueueMode;
+  readonly followUpMode: QueueMode;
+  readonly autoDrain: boolean;
 }
 
 /** How a submission that names this command is handled (R12.1). */

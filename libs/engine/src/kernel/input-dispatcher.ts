@@ -2,7 +2,7 @@ import type { ActionState, SteerDiscardReason, SteerRejectReason } from '@agentw
 import type { ModelMessage } from '@agentwire/model';
 import { ActionBook, type ActionLifecycle } from './action-lifecycle.ts';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
-import type { InputFile } from './feature.ts';
+import type { InputFile, QueuePolicy } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import { InputQueue, type PendingInput } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
@@ -96,6 +96,8 @@ export interface InputDispatcherDeps {
   readonly ledger: LedgerBook;
   /** The running turn, if any. */
   readonly activeTurn: () => ActiveTurnView | undefined;
+  /** How the lanes hand their actions over now (R12.2, docs/decisions/0236). */
+  readonly policy: () => QueuePolicy;
   /** Inputs this session admitted before it was loaded here (the stream's), by id. */
   readonly earlierInputs?: ReadonlyMap<string, EarlierInput> | undefined;
   /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
@@ -123,6 +125,8 @@ export class InputDispatcher {
   readonly #actions = new ActionBook();
   /** The actions each running turn carries (its input and the guided ones it took). */
   readonly #running = new Map<string, string[]>();
+  /** The rest of a followUp batch, by the turn its first input started (0236). */
+  readonly #batches = new Map<string, PendingInput[]>();
   readonly #admitted = new Map<
     string,
     Admission & { ok: true; delivery: 'startNow' | 'queue' | 'guide' }
@@ -363,13 +367,17 @@ export class InputDispatcher {
    * Returns the last injected message id, if any.
    */
   async drainGuided(turnId: string, traceId: string): Promise<string | undefined> {
-    const items = this.#queue.takeGuided();
+    const batch = this.#batches.get(turnId) ?? [];
+    this.#batches.delete(turnId);
+    const limit = this.#d.policy().steeringMode === 'one_at_a_time' ? 1 : undefined;
+    const items = [...batch, ...this.#queue.takeGuided(limit)];
     if (items.length === 0) return undefined;
     const messageIds: string[] = [];
     const drained: PendingInput[] = [];
     for (const item of items) {
       const messageId = this.#d.ids.newId('msg');
-      await this.selected(item.inputId, item.traceId);
+      // A batch's inputs were selected with its first (reserved already).
+      if (!batch.includes(item)) await this.selected(item.inputId, item.traceId);
       await this.committing(item.inputId, item.traceId);
       const write = await promoteUserInput(this.#d, {
         turnId,
@@ -462,11 +470,31 @@ export class InputDispatcher {
     }
     // A turn admitted while this one was ending runs already; it starts the next itself.
     if (closing || !startNext) return;
-    const next = this.#queue.takeNextQueued();
-    if (next === undefined) return;
-    void this.selected(next.inputId, next.traceId).catch(log);
+    this.startNext();
+  }
+
+  /**
+   * R12.5's selection once the run is idle: the next followUp action starts its turn; with
+   * followUp mode `all`, the consecutive followUp actions at the head go with it as one
+   * batch, committed before the turn's first model request (docs/decisions/0236). Nothing
+   * starts while auto-drain is off. Returns whether a turn started.
+   */
+  startNext(): boolean {
+    const policy = this.#d.policy();
+    if (!policy.autoDrain) return false;
+    const run =
+      policy.followUpMode === 'all'
+        ? this.#queue.takeQueuedRun()
+        : [this.#queue.takeNextQueued()].filter((i): i is PendingInput => i !== undefined);
+    const [next, ...rest] = run;
+    if (next === undefined) return false;
+    const log = (err: unknown) =>
+      this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'selection event failed');
+    for (const item of run) void this.selected(item.inputId, item.traceId).catch(log);
     const ticket = this.#d.startTurn(next.input, next.files, next.inputId, next.traceId, true);
+    if (rest.length > 0) this.#batches.set(ticket.turnId, rest);
     this.#settle(next.inputId, { kind: 'started', ...ticket });
+    return true;
   }
 
   /** `close`: discards everything that waits (`turn_cancelled`). */
@@ -478,7 +506,11 @@ export class InputDispatcher {
 
   /** Lease lost or shutdown: waiting inputs stay `admitted` for the next owner (R14.2). */
   abandonAll(): void {
-    for (const item of this.#queue.takeAll()) this.#settle(item.inputId, { kind: 'abandoned' });
+    const batched = [...this.#batches.values()].flat();
+    this.#batches.clear();
+    for (const item of [...batched, ...this.#queue.takeAll()]) {
+      this.#settle(item.inputId, { kind: 'abandoned' });
+    }
   }
 
   #discard(item: PendingInput, reason: SteerDiscardReason, log: (err: unknown) => void): void {
@@ -533,6 +565,7 @@ export class InputDispatcher {
 
   /** A turn ended: the actions it carried end with it (`completed`, `cancelled`, `failed`). */
   turnEnded(turnId: string, status: TurnOutcome['status']): void {
+    this.#returnBatch(turnId);
     const ended: ActionState =
       status === 'complete' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
     for (const inputId of this.#running.get(turnId) ?? []) {
@@ -561,6 +594,24 @@ export class InputDispatcher {
     if (action !== undefined && !['completed', 'failed', 'cancelled'].includes(action.state)) {
       action.to('failed');
     }
+  }
+
+  /**
+   * A batch's inputs its turn never reached (it ended before its first request) go back to
+   * the head of the queue, `queued` again: nothing of them was written (0236).
+   */
+  #returnBatch(turnId: string): void {
+    const rest = this.#batches.get(turnId);
+    if (rest === undefined) return;
+    this.#batches.delete(turnId);
+    const log = (err: unknown) =>
+      this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'batch return failed');
+    for (const item of rest) {
+      const action = this.#actions.of(item.inputId);
+      action.to('queued');
+      void this.#dispatchChanged(action, 'queued', item.traceId, null).catch(log);
+    }
+    this.#queue.putBack(rest);
   }
 
   #assertWaiting(inputId: string): void {

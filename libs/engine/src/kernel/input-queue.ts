@@ -85,11 +85,31 @@ export class InputQueue {
     return this.#items.filter((i) => i.delivery === 'guide');
   }
 
-  /** Takes every guided input, in order (drained into the running turn). */
-  takeGuided(): PendingInput[] {
-    const taken = this.#items.filter((i) => i.delivery === 'guide');
+  /**
+   * Takes the guided inputs, in order (drained into the running turn): all of them, or the
+   * first `limit` (steering mode `one_at_a_time`, docs/decisions/0236).
+   */
+  takeGuided(limit = Number.POSITIVE_INFINITY): PendingInput[] {
+    const taken = this.#items.filter((i) => i.delivery === 'guide').slice(0, limit);
     this.#remove(taken);
     return taken;
+  }
+
+  /**
+   * Takes the first `queue` input and every `queue` input right after it: the consecutive
+   * followUp actions committed as one batch (followUp mode `all`, 0236).
+   */
+  takeQueuedRun(): PendingInput[] {
+    const start = this.#items.findIndex((item) => item.delivery === 'queue');
+    if (start < 0) return [];
+    let end = start;
+    while (this.#items[end]?.delivery === 'queue') end += 1;
+    return this.#items.splice(start, end - start);
+  }
+
+  /** Puts inputs back at the head, in order (a batch whose turn never reached them). */
+  putBack(items: readonly PendingInput[]): void {
+    this.#items.unshift(...items);
   }
 
   /** Takes the first `queue` input (it starts the next turn). */

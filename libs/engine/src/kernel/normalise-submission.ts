@@ -6,6 +6,7 @@ import type {
   FeatureContext,
   FeatureHooks,
   PromptInput,
+  QueuePolicy,
   SessionFeature,
   SlashCommand,
   SyntheticTurn,
@@ -16,6 +17,13 @@ import type {
 } from './feature.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { ToolDefinition } from './tool-definition.ts';
+
+/** The queue's policy when no feature sets one: what sessions did before lanes had modes. */
+const DEFAULT_QUEUE_POLICY: QueuePolicy = {
+  steeringMode: 'all',
+  followUpMode: 'one_at_a_time',
+  autoDrain: true,
+};
 
 /** `/name` or `/name args`: a name starts with a letter; `/usr/bin/ls` is not a command. */
 const COMMAND = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/;
@@ -56,6 +64,15 @@ export class FeatureSet {
         this.#commands.set(command.name, command);
       }
     }
+  }
+
+  /** The queue's policy: the first feature's, else the kernel's default (R12.2, 0236). */
+  queuePolicy(): QueuePolicy {
+    for (const hooks of this.#hooks) {
+      const policy = hooks.queuePolicy?.();
+      if (policy !== undefined) return policy;
+    }
+    return DEFAULT_QUEUE_POLICY;
   }
 
   /** The model the next request goes to, if a feature chose one (R7.4). */

@@ -36,6 +36,7 @@ describe('submissions are normalised before admission (R12.1)', () => {
       'help',
       'mode',
       'model',
+      'queue-mode',
       'rename',
       'review',
       'status',
@@ -66,9 +67,21 @@ describe('submissions are normalised before admission (R12.1)', () => {
     expect(err.code).toBe('unknown_command');
     expect(err.detail).toEqual({
       command: 'deploy',
-      known: ['compact', 'goal', 'help', 'mode', 'model', 'rename', 'review', 'status'],
+      known: [
+        'compact',
+        'goal',
+        'help',
+        'mode',
+        'model',
+        'queue-mode',
+        'rename',
+        'review',
+        'status',
+      ],
     });
-    expect(err.message).toContain('/goal, /help, /mode, /model, /rename, /review, /status');
+    expect(err.message).toContain(
+      '/goal, /help, /mode, /model, /queue-mode, /rename, /review, /status',
+    );
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
     // Only its arrival (0233): nothing admitted, nothing else said.
     expect(events.map((e) => e.type).filter((t) => t !== 'turn_input_received')).toEqual([]);

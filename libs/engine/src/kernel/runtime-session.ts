@@ -198,6 +198,7 @@ export class RuntimeSession {
       ledger: this.#ledger,
       history: this.#history,
       earlierInputs: options.start.earlierInputs,
+      policy: () => this.#features.set.queuePolicy(),
       activeTurn: () => {
         const active = this.#active;
         if (active === undefined || active.ending) return undefined;
@@ -712,6 +713,16 @@ export class RuntimeSession {
    * docs/decisions/0231). One check runs at a time; a wake during one runs another after it.
    */
   #wake(): void {
+    // Queued inputs first (auto-drain turned on, 0236): they were there before any goal.
+    if (
+      this.#active === undefined &&
+      !this.#closed &&
+      !this.#closing &&
+      this.#o.emitter.appender.broken === undefined &&
+      this.#inputs.startNext()
+    ) {
+      return;
+    }
     if (this.#idleCheck !== undefined) {
       this.#wakeAgain = true;
       return;

@@ -129,7 +129,9 @@ export async function runTurn(
     return injected !== undefined;
   };
   for (let step = 0; step < deps.maxSteps; step += 1) {
-    if (step > 0) await boundary();
+    // Before every request, the first included: a followUp batch and guidance sent while
+    // the turn prepared join it before the model is asked (docs/decisions/0236).
+    await boundary();
     const result = await runModelStep(
       {
         emitter,

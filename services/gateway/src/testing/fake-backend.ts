@@ -6,7 +6,12 @@ import {
   type RuntimeResult,
   type SessionFollower,
 } from '@agentwire/bus';
-import type { PromptReply, PromptRequest, SessionEvent } from '@agentwire/contracts';
+import type {
+  PromptReply,
+  PromptRequest,
+  SessionEvent,
+  SetQueueModesRequest,
+} from '@agentwire/contracts';
 import type { GatewayBackend } from '../gateway-port.ts';
 
 /** One recorded call of {@link FakeBackend}. */
@@ -186,6 +191,16 @@ export class FakeBackend implements GatewayBackend {
 
   clearInputs(sessionId: string) {
     return this.#answer('clearInputs', [sessionId], { ok: true as const, cleared: [] });
+  }
+
+  setQueueModes(sessionId: string, modes: SetQueueModesRequest) {
+    return this.#answer('setQueueModes', [sessionId, modes], {
+      ok: true as const,
+      steeringMode: modes.steeringMode ?? ('all' as const),
+      followUpMode: modes.followUpMode ?? ('one_at_a_time' as const),
+      autoDrain: modes.autoDrain ?? true,
+      changed: true,
+    });
   }
 
   /** Appends `event` to the session's events and wakes the followers (a live event). */

@@ -13,6 +13,7 @@ import {
   ReorderInputsRequest,
   type RuntimeOp,
   SetModeRequest,
+  SetQueueModesRequest,
   type SteerRejectReason,
 } from '@agentwire/contracts';
 import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
@@ -48,7 +49,7 @@ export async function runSessionOp(
       const req = parseRequest(PromptRequest, data);
       const admission = await session.submit(req.text, {
         inputId: req.inputId,
-        delivery: req.delivery,
+        delivery: deliveryOf(req),
         expectedTurnId: req.expectedTurnId,
       });
       return admissionReply(session.sessionId, admission, req.wait === true, limits);
@@ -70,6 +71,10 @@ export async function runSessionOp(
       const req = parseRequest(EditInputRequest, data);
       await session.editInput(req.inputId, req.text);
       return { ok: true, inputId: req.inputId };
+    }
+    case 'set_queue_modes': {
+      const req = parseRequest(SetQueueModesRequest, data);
+      return { ok: true, ...(await session.runOperation('set_queue_modes', req)) };
     }
     case 'clear_inputs': {
       parseRequest(EmptyRequest, data);
@@ -113,6 +118,19 @@ export async function runSessionOp(
       return never;
     }
   }
+}
+
+/** R12.2's lane of a prompt as the ledger's delivery (docs/decisions/0236). */
+function deliveryOf(req: PromptRequest): 'queue' | 'guide' | undefined {
+  const ofLane = req.lane === undefined ? undefined : req.lane === 'steering' ? 'guide' : 'queue';
+  if (ofLane !== undefined && req.delivery !== undefined && req.delivery !== ofLane) {
+    throw new RuntimeError(
+      'invalid_request',
+      `lane ${req.lane} is delivery ${ofLane}, not ${req.delivery}: give one of them`,
+      { lane: req.lane, delivery: req.delivery },
+    );
+  }
+  return req.delivery ?? ofLane;
 }
 
 /** The reply codes of R14.4's rejections (the older `prompt_too_large` kept for callers). */
