@@ -9,7 +9,7 @@ export { createDatabase } from './create-database.ts';
 export type { DurableEvent } from './durable-events.ts';
 export { classifyPgError, StoreError, toStoreError } from './errors.ts';
 export { isReachable } from './is-reachable.ts';
-export { listInputs } from './ledger-repository.ts';
+export { closeInput, getInput, listInputs } from './ledger-repository.ts';
 export { loadTranscript } from './messages-repository.ts';
 export { migrate } from './migrate.ts';
 export {

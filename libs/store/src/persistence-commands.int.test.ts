@@ -86,6 +86,30 @@ describe('applyPersistenceCommand (R7)', () => {
     });
   });
 
+  it('close_input closes an admitted input and answers condition_failed once it is not (0237)', async () => {
+    await applyDurableEvent(ctx.db, queuedInput1);
+    expect(await applyPersistenceCommand(ctx.db, cmds.close_input)).toEqual({ outcome: 'applied' });
+    expect(await getInput(ctx.db, 'session-1', 'input-1')).toMatchObject({
+      status: 'discarded',
+      status_reason: 'session_resumed',
+    });
+    // The promotion it was ordered behind lost: no message is written.
+    expect(await applyPersistenceCommand(ctx.db, cmds.save_user_message)).toMatchObject({
+      outcome: 'condition_failed',
+    });
+    expect(await applyPersistenceCommand(ctx.db, cmds.close_input)).toMatchObject({
+      outcome: 'condition_failed',
+    });
+    // A promotion that committed first wins: the close leaves the row promoted.
+    await truncateAll(ctx.db);
+    await applyDurableEvent(ctx.db, queuedInput1);
+    await applyPersistenceCommand(ctx.db, cmds.save_user_message);
+    expect(await applyPersistenceCommand(ctx.db, cmds.close_input)).toMatchObject({
+      outcome: 'condition_failed',
+    });
+    expect(await getInput(ctx.db, 'session-1', 'input-1')).toMatchObject({ status: 'promoted' });
+  });
+
   it('a promotion of a cancelled input is refused and writes no message', async () => {
     await applyDurableEvent(ctx.db, queuedInput1);
     const removed = event(

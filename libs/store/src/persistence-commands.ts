@@ -6,6 +6,7 @@ import type {
   PersistenceOutcome,
 } from '@agentwire/contracts';
 import type { Kysely, Transaction } from 'kysely';
+import { closeInput } from './ledger-repository.ts';
 import {
   type MessageInput,
   type PartInput,
@@ -132,6 +133,18 @@ const HANDLERS: { readonly [K in PersistenceCommandKind]: Handler<K> } = {
     return result.applied
       ? { outcome: 'applied' }
       : { outcome: 'condition_failed', reason: result.reason };
+  },
+  close_input: async (trx, c) => {
+    const { closed } = await closeInput(trx, {
+      id: c.inputId,
+      sessionId: c.sessionId,
+      status: 'discarded',
+      reason: c.reason,
+      at: c.issuedAt,
+    });
+    return closed
+      ? { outcome: 'applied' }
+      : { outcome: 'condition_failed', reason: 'input_not_admitted' };
   },
 };
 

@@ -6,6 +6,7 @@ import type {
 } from '@agentwire/contracts';
 import {
   applyMessageCommands,
+  closeInput,
   type Database,
   ensureSession,
   isMessageCommand,
@@ -15,7 +16,7 @@ import {
 } from '@agentwire/store';
 import type { Kysely } from 'kysely';
 
-type SessionCommandKind = 'ensure_session' | 'update_title';
+type SessionCommandKind = 'ensure_session' | 'update_title' | 'close_input';
 
 type Handler<K extends SessionCommandKind> = (
   db: Kysely<Database>,
@@ -57,7 +58,8 @@ export function messageConfirmation(
 }
 
 /**
- * The session commands (R13.2 `ensure_session`, R9 `update_title`), one handler per kind.
+ * The session commands (R13.2 `ensure_session`, R9 `update_title`, R14.2 `close_input`),
+ * one handler per kind.
  * Each runs inside the caller's transaction and returns the confirmation to publish after
  * the commit. The message commands go through the store's set-based `applyMessageCommands`.
  */
@@ -93,6 +95,17 @@ const HANDLERS: { readonly [K in SessionCommandKind]: Handler<K> } = {
       ok: true,
       outcome: 'condition_failed',
     };
+  },
+  // Only an admitted row closes (R14.2); a promoted one answers condition_failed (0237).
+  close_input: async (db, c) => {
+    const { closed } = await closeInput(db, {
+      id: c.inputId,
+      sessionId: c.sessionId,
+      status: 'discarded',
+      reason: c.reason,
+      at: c.issuedAt,
+    });
+    return closed ? ok(c, 'applied') : { ...ok(c, 'applied'), outcome: 'condition_failed' };
   },
 };
 

@@ -174,6 +174,20 @@ const UpdateTitleCommand = z.object({
   messageId: z.string().optional(),
 });
 
+/**
+ * `close_input` (R14.2, docs/decisions/0237): closes a ledger row `discarded` with a reason,
+ * only while it is `admitted`; `condition_failed` when it was not (promoted meanwhile, or
+ * closed). A takeover sends it, and awaits its confirmation, for an input whose
+ * promotion the previous owner may have published: applied after that promotion, its
+ * answer says which of the two won.
+ */
+const CloseInputCommand = z.object({
+  ...commandFields,
+  kind: z.literal('close_input'),
+  inputId: z.string().min(1),
+  reason: z.string().min(1),
+});
+
 /** Every command schema by kind; a missing kind is a compile error. */
 export const PERSISTENCE_COMMAND_SCHEMAS = {
   save_user_message: SaveUserMessageCommand,
@@ -183,6 +197,7 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
   save_timeline_divider: SaveTimelineDividerCommand,
   ensure_session: EnsureSessionCommand,
   update_title: UpdateTitleCommand,
+  close_input: CloseInputCommand,
 } as const;
 
 /** The kind of a persistence command. */

@@ -147,7 +147,8 @@ export const samplePersistenceCommands: {
     | 'save_synthetic_notice'
     | 'save_timeline_divider'
     | 'ensure_session'
-    | 'update_title']: PersistenceCommandOf<K>;
+    | 'update_title'
+    | 'close_input']: PersistenceCommandOf<K>;
 } = {
   save_user_message: {
     ...commandBase,
@@ -233,5 +234,12 @@ export const samplePersistenceCommands: {
     source: 'generated',
     expectedSources: ['default', 'first_input', 'generated'],
     expectedFirstInput: 'fix the flaky test',
+  },
+  close_input: {
+    ...commandBase,
+    commandId: 'cmd-8',
+    kind: 'close_input',
+    inputId: 'input-1',
+    reason: 'session_resumed',
   },
 };

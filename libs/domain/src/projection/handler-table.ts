@@ -2,8 +2,8 @@ import type { EventType, SessionEventOf, SessionProjection } from '@agentwire/co
 
 /**
  * The event types the reducer handles: R16.3's 30 (R10.1), `session_title_updated`
- * (ours, docs/decisions/0132), and `turn_steer_dispatch_changed`, `followup_mode_changed`
- * and `queue_auto_drain_changed` (ours, docs/decisions/0235); every other type bumps
+ * (ours, docs/decisions/0132), and `turn_steer_dispatch_changed`, `followup_mode_changed`,
+ * `queue_auto_drain_changed` and `session_input_promoted` (ours, docs/decisions/0235-0237); every other type bumps
  * `updatedAt`.
 
  *
@@ -30,6 +30,7 @@ export const HANDLED_EVENT_TYPES = [
   'turn_steer_dispatch_changed',
   'followup_mode_changed',
   'queue_auto_drain_changed',
+  'session_input_promoted',
   'turn_steer_reordered',
   'turn_steer_drained',
   'turn_steer_discarded',

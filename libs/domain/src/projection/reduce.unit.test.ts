@@ -35,7 +35,7 @@ const given = (...events: Parameters<typeof reduce>[1][]) =>
 
 describe('the handler table (R10.1, R16.3)', () => {
   it("given the table, when its keys are listed, then they are R16.3's 30, the title and the queue's three", () => {
-    expect(HANDLED_EVENT_TYPES).toHaveLength(34);
+    expect(HANDLED_EVENT_TYPES).toHaveLength(35);
     expect(HANDLED_EVENT_TYPES).toContain('session_title_updated');
     expect(HANDLED_EVENT_TYPES).toContain('turn_steer_dispatch_changed');
     expect(Object.keys(projectionHandlers).sort()).toEqual([...HANDLED_EVENT_TYPES].sort());
@@ -269,6 +269,11 @@ describe('queued inputs (R16.3, R14.4)', () => {
       ev('turn_steer_delivery_changed', { pendingInputId: 'a', admittedDelivery: 'queue' }),
     );
     expect(d.pendingSteerInputs[1]?.delivery).toBe('queue');
+    const promoted = reduce(
+      given(ev('turn_steer_queued', { pendingInputId: 'p' })),
+      ev('session_input_promoted', { pendingInputId: 'p' }),
+    );
+    expect(promoted.pendingSteerInputs).toEqual([]);
     const drained = reduce(d, ev('turn_steer_drained', { pendingInputIds: ['c'] }));
     const discarded = reduce(drained, ev('turn_steer_discarded', { pendingInputId: 'b' }));
     expect(discarded.pendingSteerInputs.map((i) => i.pendingInputId)).toEqual(['a']);

@@ -37,6 +37,7 @@ export const steerHandlers: ProjectionHandlers<
   | 'turn_steer_dispatch_changed'
   | 'followup_mode_changed'
   | 'queue_auto_drain_changed'
+  | 'session_input_promoted'
   | 'turn_steer_reordered'
   | 'turn_steer_drained'
   | 'turn_steer_discarded'
@@ -98,6 +99,12 @@ export const steerHandlers: ProjectionHandlers<
   queue_auto_drain_changed: (p, e) => ({
     ...p,
     queueModes: { ...p.queueModes, autoDrain: e.payload.enabled },
+  }),
+  // Its message is in the transcript: it waits no more, whether or not a turn ran on it
+  // (a promotion a takeover found committed, 0237).
+  session_input_promoted: (p, e) => ({
+    ...p,
+    pendingSteerInputs: without(p.pendingSteerInputs, new Set([e.payload.pendingInputId])),
   }),
   turn_steer_reordered: (p, e) => ({
     ...p,

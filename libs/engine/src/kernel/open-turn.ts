@@ -49,6 +49,13 @@ export interface TurnScan {
   readonly settledInputIds: ReadonlySet<string>;
   /** Every input the stream shows admitted or started, with the turn it started, if any. */
   readonly inputs: ReadonlyMap<string, { readonly turnId?: string | undefined }>;
+  /**
+   * Waiting inputs whose message the stream shows being written (`dispatch_changed`
+   * `promoting`) and never settled: the commit may have landed (docs/decisions/0237).
+   */
+  readonly promotingInputIds: readonly string[];
+  /** The last text each input was admitted (or edited) with, by id. */
+  readonly inputTexts: ReadonlyMap<string, string>;
 }
 
 interface Scanning {
@@ -77,17 +84,26 @@ export class TurnScanner {
   readonly #waiting = new Set<string>();
   readonly #settled = new Set<string>();
   readonly #inputs = new Map<string, { turnId?: string | undefined }>();
+  readonly #promoting = new Set<string>();
+  readonly #texts = new Map<string, string>();
 
   #settle(inputId: string | undefined): void {
     if (inputId === undefined) return;
     this.#waiting.delete(inputId);
+    this.#promoting.delete(inputId);
     this.#settled.add(inputId);
   }
 
   /** Feeds one event. */
   add(event: SessionEvent): void {
     switch (event.type) {
+      case 'turn_steer_dispatch_changed':
+        if (event.payload.state === 'promoting' && this.#waiting.has(event.payload.pendingInputId))
+          this.#promoting.add(event.payload.pendingInputId);
+        if (event.payload.state === 'queued') this.#promoting.delete(event.payload.pendingInputId);
+        return;
       case 'turn_steer_queued':
+        this.#texts.set(event.payload.pendingInputId, event.payload.input);
         if (!this.#inputs.has(event.payload.pendingInputId))
           this.#inputs.set(event.payload.pendingInputId, {});
         if (!this.#settled.has(event.payload.pendingInputId))
@@ -149,6 +165,8 @@ export class TurnScanner {
       waitingInputIds: [...this.#waiting],
       settledInputIds: new Set(this.#settled),
       inputs: new Map(this.#inputs),
+      promotingInputIds: [...this.#promoting],
+      inputTexts: new Map(this.#texts),
     };
   }
 }

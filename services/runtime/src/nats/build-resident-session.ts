@@ -11,6 +11,7 @@ import {
   SessionEmitter,
   type ToolDefinition,
 } from '@agentwire/engine';
+import { getInput } from '@agentwire/store';
 import { CommandWriter } from './command-writer.ts';
 import {
   announceResumed,
@@ -126,12 +127,19 @@ async function wire(
     const root = o.workspaceRoot;
     await reconcileOpenTurn({ ...o, emitter, writer, cwd: root, root }, facts.scan.open);
   }
+  const history = historyFromTranscript(facts.transcript);
   if (facts.leftoverInputIds.length > 0) {
+    const traceId = o.ids.newTraceId();
+    const promoted = await settleInFlightPromotions(o, writer, emitter, sessionId, facts, traceId);
+    for (const { text } of promoted) history.push({ role: 'user', content: text });
+    const discarded = facts.leftoverInputIds.filter(
+      (id) => !promoted.some((p) => p.inputId === id),
+    );
     o.logger.warn(
-      { sessionId, inputIds: facts.leftoverInputIds, tookOverFrom },
+      { sessionId, inputIds: discarded, promoted: promoted.map((p) => p.inputId), tookOverFrom },
       'discarding inputs that never started (session_resumed)',
     );
-    await discardLeftoverInputs(emitter, o.ids.newTraceId(), facts.leftoverInputIds);
+    await discardLeftoverInputs(emitter, traceId, discarded);
   }
   const lastSealed = facts.scan.open?.turnId ?? facts.scan.lastSealedTurnId;
   const session = new RuntimeSession({
@@ -154,7 +162,7 @@ async function wire(
       title: facts.title,
       titleSource: facts.titleSource,
       turnCount: Math.max(facts.userTurns, facts.scan.turnCount),
-      history: historyFromTranscript(facts.transcript),
+      history,
       ...(lastSealed === undefined ? {} : { lastSealedTurnId: lastSealed }),
       earlierInputs: facts.scan.inputs,
       ...(facts.lastRequest === undefined ? {} : { lastRequest: facts.lastRequest }),
@@ -174,4 +182,46 @@ async function wire(
   });
   building = false;
   return { session, emitter, appender: emitter.appender, writer, publisher };
+}
+
+/**
+ * Leftover inputs whose message the previous owner was writing when it died (the stream
+ * says `promoting`, docs/decisions/0237): the commit may have landed, or may still be in
+ * the worker's queue. Each gets a `close_input` behind that write, and its answer decides:
+ * - closed: the promotion never committed, and the input is discarded like any leftover;
+ * - `condition_failed`: the row is not admitted any more. When it is `promoted`, the
+ *   message is in the transcript: `session_input_promoted` says so on the wire, and the
+ *   conversation gets the message. Its turn never ran and does not run now (R14.2).
+ * A worker that does not answer fails the takeover (retryable): a discard it cannot order
+ * against the promotion could contradict the transcript.
+ */
+async function settleInFlightPromotions(
+  o: RuntimeHostOptions,
+  writer: CommandWriter,
+  emitter: SessionEmitter,
+  sessionId: string,
+  facts: SessionFacts,
+  traceId: string,
+): Promise<{ inputId: string; text: string }[]> {
+  const promoted: { inputId: string; text: string }[] = [];
+  for (const inputId of facts.scan.promotingInputIds) {
+    if (!facts.leftoverInputIds.includes(inputId)) continue;
+    const ctx = { sequence: emitter.appender.latestSequence, traceId };
+    const answer = await writer.closeInput(inputId, 'session_resumed', ctx);
+    if (!answer.confirmed) {
+      throw new Error(
+        `takeover of ${sessionId}: the persistence worker did not settle input ${inputId}, whose message was being written`,
+      );
+    }
+    if (answer.outcome !== 'condition_failed') continue;
+    const row = await getInput(o.db, sessionId, inputId);
+    if (row?.status !== 'promoted' || row.message_id === null) continue;
+    await emitter.emit('session_input_promoted', null, traceId, {
+      pendingInputId: inputId,
+      sourceCommandId: inputId,
+      messageId: row.message_id,
+    });
+    promoted.push({ inputId, text: facts.scan.inputTexts.get(inputId) ?? '' });
+  }
+  return promoted;
 }

@@ -143,6 +143,16 @@ export class CommandWriter implements TranscriptWriter {
     });
   }
 
+  /**
+   * Closes an input's ledger row `discarded` while it is still admitted (R14.2, 0237),
+   * waiting for the worker's answer: `applied`, or `condition_failed` when it was not
+   * admitted any more (its promotion committed first). Unconfirmed when the worker did not
+   * answer in time.
+   */
+  closeInput(inputId: string, reason: string, ctx: WriteContext): Promise<ConfirmedWrite> {
+    return this.#confirmed({ ...this.#base(ctx), kind: 'close_input', inputId, reason });
+  }
+
   #base(ctx: WriteContext) {
     return {
       commandId: this.#o.ids.newId('cmd'),
