@@ -38,12 +38,17 @@ async function post(path: string, body?: unknown): Promise<Record<string, unknow
 /**
  * A frontend as decision 0200 describes it: one FrameReader across connections; `resync`
  * reconnects with `?after=`, `snapshot_needed` with `?snapshot=true`. `lose(connection,
- * frame)` drops frames before the reader sees them (the injected gap).
+ * frame)` drops frames before the reader sees them (the injected gap). Like a real one, it
+ * also reconnects from what it has when the gateway ends the stream (`server_error`, or the
+ * body ends): under load a follow can fail, and a frontend that stopped there would wait
+ * forever. Those reconnects are kept apart (`reconnects`) from the ones the frames asked for.
  */
 class TestFrontend {
   readonly reader = new FrameReader();
   readonly readings: FrameReading[] = [];
   readonly urls: string[] = [];
+  /** Reconnects after the stream ended or failed, with the gateway's reason. */
+  readonly reconnects: string[] = [];
   readonly seqs: number[] = [];
   /** Turns completed since the last snapshot. */
   turns = 0;
@@ -60,15 +65,21 @@ class TestFrontend {
     this.lose = lose;
   }
 
-  open(query = `after=${this.reader.after}`): void {
+  open(query = `after=${this.reader.after}`, why?: string): void {
     this.#controller?.abort();
     const controller = new AbortController();
     this.#controller = controller;
     const connection = this.#connections++;
     const url = `${base}/sessions/${this.sid}/events?${query}`;
-    this.urls.push(query);
+    if (why === undefined) this.urls.push(query);
+    else this.reconnects.push(`${why} -> ${query}`);
     void (async () => {
-      const res = await fetch(url, { signal: controller.signal });
+      const res = await fetch(url, { signal: controller.signal }).catch((error: unknown) => {
+        if (controller.signal.aborted) return undefined;
+        this.#reconnect(controller, `fetch failed: ${String(error)}`);
+        return undefined;
+      });
+      if (res === undefined) return;
       const decoder = new TextDecoder();
       let buffer = '';
       let frame = 0;
@@ -88,9 +99,21 @@ class TestFrontend {
           }
         }
       } catch (error) {
-        if (!controller.signal.aborted) throw error;
+        if (controller.signal.aborted) return;
+        this.#reconnect(controller, `read failed: ${String(error)}`);
+        return;
       }
+      this.#reconnect(controller, 'stream ended');
     })();
+  }
+
+  /** Reconnects from what the reader has, once, unless this connection was replaced. */
+  #reconnect(controller: AbortController, why: string): void {
+    if (controller.signal.aborted || this.#controller !== controller) return;
+    console.warn(`sse-frames: reconnecting (${why})`);
+    setTimeout(() => {
+      if (this.#controller === controller) this.open(`after=${this.reader.after}`, why);
+    }, 100);
   }
 
   close(): void {
@@ -106,6 +129,10 @@ class TestFrontend {
     } else if (r.kind === 'snapshot') this.seqs.length = 0;
     else if (r.kind === 'resync') this.open(`after=${r.after}`);
     else if (r.kind === 'snapshot_needed') this.open('snapshot=true');
+    else if (r.kind === 'server_error') {
+      const controller = this.#controller;
+      if (controller !== undefined) this.#reconnect(controller, `${r.code}: ${r.message}`);
+    }
   }
 }
 
@@ -120,7 +147,9 @@ function expectOnceEach(seqs: readonly number[], replayed: readonly number[]): v
   expect(replayed.filter((n) => n <= upTo && !seqs.includes(n))).toEqual([]);
 }
 
-const kinds = (f: TestFrontend) => f.readings.map((r) => r.kind).filter((k) => k !== 'events');
+/** What the frames asked of the frontend (a server error is the transport's, not a gap). */
+const kinds = (f: TestFrontend) =>
+  f.readings.map((r) => r.kind).filter((k) => k !== 'events' && k !== 'server_error');
 
 /** The event numbers a clean follower from 0 gets, up to the `turns`-th turn_complete. */
 async function cleanSeqs(sid: string, turns: number): Promise<number[]> {

@@ -92,6 +92,8 @@ describe('TurnScanner (flow 6)', () => {
       settledInputIds: new Set(['in-2']),
       // A retry of in-2 is the same input: its turn is known (issue 9).
       inputs: new Map([['in-2', { turnId: 't2' }]]),
+      promotingInputIds: [],
+      inputTexts: new Map(),
     });
   });
 
@@ -144,6 +146,42 @@ describe('TurnScanner (flow 6)', () => {
     const result = scanner.result();
     expect(result.waitingInputIds).toEqual(['b']);
     expect([...result.settledInputIds].sort()).toEqual(['a', 'c', 'd', 'e']);
+  });
+
+  it('reports the waiting inputs whose message was being written, with their last text (0237)', () => {
+    const scanner = new TurnScanner();
+    const queued = (id: string, input = id) =>
+      ev('turn_steer_queued', null, {
+        pendingInputId: id,
+        input,
+        inputPreview: input,
+        inputSize: input.length,
+        delivery: 'queue',
+        targetTurnId: null,
+        queueLength: 1,
+      });
+    const dispatch = (id: string, state: 'queued' | 'reserved' | 'promoting') =>
+      ev('turn_steer_dispatch_changed', null, { pendingInputId: id, state, reservationId: null });
+    for (const e of [
+      queued('a'),
+      queued('b'),
+      queued('c'),
+      queued('a', 'a edited'),
+      dispatch('a', 'promoting'),
+      dispatch('b', 'promoting'),
+      dispatch('b', 'queued'),
+      dispatch('c', 'promoting'),
+      ev('session_input_promoted', null, {
+        pendingInputId: 'c',
+        sourceCommandId: 'c',
+        messageId: 'm',
+      }),
+    ]) {
+      scanner.add(e);
+    }
+    const result = scanner.result();
+    expect(result.promotingInputIds).toEqual(['a']);
+    expect(result.inputTexts.get('a')).toBe('a edited');
   });
 });
 
