@@ -1,12 +1,13 @@
-import type { ActionState, SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
+import type { SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
 import type { ModelMessage } from '@agentwire/model';
-import { ActionBook, type ActionLifecycle } from './action-lifecycle.ts';
+import type { ActionDispatch } from './action-dispatch.ts';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
 import type { InputFile, QueuePolicy } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
-import { InputQueue, type PendingInput } from './input-queue.ts';
+import type { InputQueue, PendingInput } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
+import { QueueEditor } from './queue-editor.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
@@ -94,6 +95,10 @@ export interface InputDispatcherDeps {
   readonly history: ModelMessage[];
   /** The session's ledger statuses (R14.2): checked before every steer event. */
   readonly ledger: LedgerBook;
+  /** What waits (shared with the action dispatch, which puts a batch's rest back). */
+  readonly queue: InputQueue;
+  /** Where each action is in its lifecycle, and its dispatch on the wire (R12.3). */
+  readonly actions: ActionDispatch;
   /** The running turn, if any. */
   readonly activeTurn: () => ActiveTurnView | undefined;
   /** How the lanes hand their actions over now (R12.2, docs/decisions/0236). */
@@ -119,21 +124,27 @@ export interface InputDispatcherDeps {
  */
 export class InputDispatcher {
   readonly #d: InputDispatcherDeps;
-  readonly #queue = new InputQueue();
+  readonly #queue: InputQueue;
   readonly #settlers = new Map<string, (s: InputSettlement) => void>();
   /** Every accepted action's lifecycle (R12.3, docs/decisions/0235). */
-  readonly #actions = new ActionBook();
-  /** The actions each running turn carries (its input and the guided ones it took). */
-  readonly #running = new Map<string, string[]>();
-  /** The rest of a followUp batch, by the turn its first input started (0236). */
-  readonly #batches = new Map<string, PendingInput[]>();
+  readonly #actions: ActionDispatch;
   readonly #admitted = new Map<
     string,
     Admission & { ok: true; delivery: 'startNow' | 'queue' | 'guide' }
   >();
 
+  /** Remove, reorder, edit, move and clear what waits, from any client (0221, 0222). */
+  readonly editor: QueueEditor;
+
   constructor(deps: InputDispatcherDeps) {
     this.#d = deps;
+    this.#actions = deps.actions;
+    this.#queue = deps.queue;
+    this.editor = new QueueEditor({
+      ...deps,
+      settle: (inputId, settlement) => this.#settle(inputId, settlement),
+      emitQueued: (item, delivery, queueLength) => this.#emitQueued(item, delivery, queueLength),
+    });
   }
 
   /**
@@ -254,121 +265,13 @@ export class InputDispatcher {
     );
   }
 
-  /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
-  async remove(inputId: string): Promise<void> {
-    if (!this.#queue.has(inputId)) {
-      // A known action that left the queue: its lifecycle refuses (`illegal_transition`).
-      this.#actions.get(inputId)?.remove();
-      throw new RuntimeError('input_not_pending', `input ${inputId} is not waiting`, { inputId });
-    }
-    this.#actions.get(inputId)?.remove();
-    const item = this.#queue.remove(inputId);
-    if (item === undefined) throw new Error(`input ${inputId} left the queue`);
-    this.#d.ledger.apply(inputId, { kind: 'cancel' });
-    this.#settle(inputId, { kind: 'discarded', reason: 'user_removed' });
-    await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
-      pendingInputId: inputId,
-      reason: 'user_removed',
-    });
-    // The control event of a cancellation (issue 11 item 4, 0233).
-    await this.#d.emitter.emit('cancel', null, item.traceId, { inputId, reason: 'user_removed' });
-  }
-
-  /**
-   * Moves the listed waiting inputs to the front, in that order (the others keep theirs),
-   * and emits `turn_steer_reordered` with the whole new order (R14.4). Returns it.
-   */
-  async reorder(orderedInputIds: readonly string[]): Promise<readonly string[]> {
-    const result = this.#queue.reorder(orderedInputIds);
-    if (!result.ok) {
-      throw new RuntimeError('input_not_pending', `input ${result.inputId}: ${result.reason}`, {
-        inputId: result.inputId,
-        reason: result.reason,
-      });
-    }
-    for (const inputId of orderedInputIds) this.#d.ledger.apply(inputId, { kind: 'reorder' });
-    await this.#d.emitter.emit('turn_steer_reordered', null, this.#d.ids.newTraceId(), {
-      orderedPendingInputIds: [...result.order],
-    });
-    return result.order;
-  }
-
-  /**
-   * Edits a waiting input in place (docs/decisions/0222): same id, position and delivery,
-   * new text and files. On the wire it is `turn_steer_queued` again with the same pending
-   * input id, which the projection and the ledger take as "replaced in place" (R16.4: only
-   * while admitted). An input that left is `input_not_pending` (R10.3); an empty or
-   * oversized text is refused as a submission would be.
-   */
-  async edit(inputId: string, input: string, files: readonly InputFile[]): Promise<void> {
-    this.#assertWaiting(inputId);
-    const bytes = new TextEncoder().encode(input).length;
-    if (input.trim() === '') {
-      throw new RuntimeError('empty_input', 'an edited input needs some text', { inputId });
-    }
-    const limit = this.#d.maxInputBytes ?? Number.POSITIVE_INFINITY;
-    if (bytes > limit) {
-      throw new RuntimeError('prompt_too_large', `the edited input holds ${bytes} bytes`, {
-        inputId,
-        limit,
-      });
-    }
-    this.#d.ledger.apply(inputId, { kind: 'edit' });
-    const edited = this.#queue.edit(inputId, input, files);
-    if (edited !== undefined) await this.#emitQueued(edited, edited.delivery, this.#queue.size);
-  }
-
-  /**
-   * Moves a waiting input to `position` (0 = next), the others keeping their order, and
-   * emits `turn_steer_reordered` with the whole new order (R14.4). Consults the queue as it
-   * is now (R10.3): an input that already left is `input_not_pending`.
-   */
-  async move(inputId: string, position: number): Promise<readonly string[]> {
-    this.#assertWaiting(inputId);
-    const size = this.#queue.size;
-    if (position >= size) {
-      throw new RuntimeError(
-        'position_out_of_range',
-        `position ${position} is past the last of ${size} waiting inputs (0-based)`,
-        { position, size },
-      );
-    }
-    this.#d.ledger.apply(inputId, { kind: 'reorder' });
-    const order = this.#queue.move(inputId, position) ?? [];
-    await this.#d.emitter.emit('turn_steer_reordered', null, this.#d.ids.newTraceId(), {
-      orderedPendingInputIds: [...order],
-    });
-    return order;
-  }
-
-  /**
-   * A user clears the queue: every waiting input leaves (`turn_steer_discarded`
-   * `user_cleared`, R14.2 cancelled). An empty queue is a no-op. Returns the ids, in order.
-   */
-  async clear(): Promise<readonly string[]> {
-    const items = this.#queue.takeAll();
-    for (const item of items) {
-      this.#actions.get(item.inputId)?.remove();
-      this.#d.ledger.discard(item.inputId, 'user_cleared');
-      this.#settle(item.inputId, { kind: 'discarded', reason: 'user_cleared' });
-    }
-    for (const item of items) {
-      await this.#d.emitter.emit('turn_steer_discarded', null, item.traceId, {
-        pendingInputId: item.inputId,
-        reason: 'user_cleared',
-      });
-    }
-    return items.map((i) => i.inputId);
-  }
-
   /**
    * The running turn's step boundary (R14.3 `guide`): every guided input becomes a user
    * message of this turn, promoted in the ledger (R7.3), then `turn_steer_drained`.
    * Returns the last injected message id, if any.
    */
   async drainGuided(turnId: string, traceId: string): Promise<string | undefined> {
-    const batch = this.#batches.get(turnId) ?? [];
-    this.#batches.delete(turnId);
+    const batch = this.#actions.takeBatch(turnId);
     const limit = this.#d.policy().steeringMode === 'one_at_a_time' ? 1 : undefined;
     const items = [...batch, ...this.#queue.takeGuided(limit)];
     if (items.length === 0) return undefined;
@@ -377,8 +280,8 @@ export class InputDispatcher {
     for (const item of items) {
       const messageId = this.#d.ids.newId('msg');
       // A batch's inputs were selected with its first (reserved already).
-      if (!batch.includes(item)) await this.selected(item.inputId, item.traceId);
-      await this.committing(item.inputId, item.traceId);
+      if (!batch.includes(item)) await this.#actions.selected(item.inputId, item.traceId);
+      await this.#actions.committing(item.inputId, item.traceId);
       const write = await promoteUserInput(this.#d, {
         turnId,
         traceId,
@@ -395,7 +298,7 @@ export class InputDispatcher {
         continue;
       }
       this.#d.history.push({ role: 'user', content: userContent(item.input, item.files) });
-      this.running(item.inputId, turnId);
+      this.#actions.running(item.inputId, turnId);
       messageIds.push(messageId);
       drained.push(item);
       this.#settle(item.inputId, { kind: 'drained', turnId, messageId });
@@ -490,9 +393,9 @@ export class InputDispatcher {
     if (next === undefined) return false;
     const log = (err: unknown) =>
       this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'selection event failed');
-    for (const item of run) void this.selected(item.inputId, item.traceId).catch(log);
+    for (const item of run) void this.#actions.selected(item.inputId, item.traceId).catch(log);
     const ticket = this.#d.startTurn(next.input, next.files, next.inputId, next.traceId, true);
-    if (rest.length > 0) this.#batches.set(ticket.turnId, rest);
+    this.#actions.holdBatch(ticket.turnId, rest);
     this.#settle(next.inputId, { kind: 'started', ...ticket });
     return true;
   }
@@ -506,8 +409,7 @@ export class InputDispatcher {
 
   /** Lease lost or shutdown: waiting inputs stay `admitted` for the next owner (R14.2). */
   abandonAll(): void {
-    const batched = [...this.#batches.values()].flat();
-    this.#batches.clear();
+    const batched = this.#actions.takeAllBatches();
     for (const item of [...batched, ...this.#queue.takeAll()]) {
       this.#settle(item.inputId, { kind: 'abandoned' });
     }
@@ -525,117 +427,6 @@ export class InputDispatcher {
     void this.#d.emitter
       .emit('turn_steer_discarded', null, item.traceId, { pendingInputId: item.inputId, reason })
       .catch(log);
-  }
-
-  /** The lifecycle state of an action this session accepted, if it remembers it (R12.3). */
-  actionState(inputId: string): ActionState | undefined {
-    return this.#actions.get(inputId)?.state;
-  }
-
-  /**
-   * The scheduler took the action (R12.3 `selected`): a reservation, reported as
-   * `turn_steer_dispatch_changed` `reserved` when it had waited in the queue.
-   */
-  async selected(inputId: string, traceId: string): Promise<void> {
-    const action = this.#actions.of(inputId);
-    if (action.state !== 'selected') action.select(this.#d.ids.newId('rsv'));
-    await this.#dispatchChanged(action, 'reserved', traceId);
-  }
-
-  /** Its turn prepares (R12.3 `preparing`): nothing is written for it yet. */
-  preparing(inputId: string): void {
-    this.#actions.of(inputId).to('preparing');
-  }
-
-  /** Its user message is being written (R12.3 `committing`): `promoting` on the wire. */
-  async committing(inputId: string, traceId: string): Promise<void> {
-    const action = this.#actions.of(inputId);
-    const reservationId = action.reservationId;
-    action.to('committing');
-    await this.#dispatchChanged(action, 'promoting', traceId, reservationId);
-  }
-
-  /** Its message is in the transcript and `turnId` runs on it (R12.3 `running`). */
-  running(inputId: string, turnId: string): void {
-    this.#actions.of(inputId).to('running');
-    const carried = this.#running.get(turnId) ?? [];
-    carried.push(inputId);
-    this.#running.set(turnId, carried);
-  }
-
-  /** A turn ended: the actions it carried end with it (`completed`, `cancelled`, `failed`). */
-  turnEnded(turnId: string, status: TurnOutcome['status']): void {
-    this.#returnBatch(turnId);
-    const ended: ActionState =
-      status === 'complete' ? 'completed' : status === 'cancelled' ? 'cancelled' : 'failed';
-    for (const inputId of this.#running.get(turnId) ?? []) {
-      const action = this.#actions.get(inputId);
-      if (action?.state === 'running') action.to(ended);
-    }
-    this.#running.delete(turnId);
-  }
-
-  /**
-   * The epoch moved on while the action prepared (R12.5): it goes back to `queued`
-   * (`turn_steer_dispatch_changed` `queued`), never `failed`, and the scheduler takes it
-   * again at once: it was the head of the queue and stays so.
-   */
-  async requeue(inputId: string, traceId: string): Promise<void> {
-    const action = this.#actions.of(inputId);
-    action.to('queued');
-    action.announced = true;
-    await this.#dispatchChanged(action, 'queued', traceId, null);
-    await this.selected(inputId, traceId);
-  }
-
-  /** A prepared turn that stopped before its message was written: the action failed. */
-  failed(inputId: string): void {
-    const action = this.#actions.get(inputId);
-    if (action !== undefined && !['completed', 'failed', 'cancelled'].includes(action.state)) {
-      action.to('failed');
-    }
-  }
-
-  /**
-   * A batch's inputs its turn never reached (it ended before its first request) go back to
-   * the head of the queue, `queued` again: nothing of them was written (0236).
-   */
-  #returnBatch(turnId: string): void {
-    const rest = this.#batches.get(turnId);
-    if (rest === undefined) return;
-    this.#batches.delete(turnId);
-    const log = (err: unknown) =>
-      this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'batch return failed');
-    for (const item of rest) {
-      const action = this.#actions.of(item.inputId);
-      action.to('queued');
-      void this.#dispatchChanged(action, 'queued', item.traceId, null).catch(log);
-    }
-    this.#queue.putBack(rest);
-  }
-
-  #assertWaiting(inputId: string): void {
-    if (this.#queue.has(inputId)) return;
-    const state = this.#actions.get(inputId)?.state;
-    throw new RuntimeError(
-      'input_not_pending',
-      state === undefined ? `input ${inputId} is not waiting` : `input ${inputId} is ${state}`,
-      { inputId, ...(state === undefined ? {} : { state }) },
-    );
-  }
-
-  #dispatchChanged(
-    action: ActionLifecycle,
-    state: 'queued' | 'reserved' | 'promoting',
-    traceId: string,
-    reservationId: string | null = action.reservationId,
-  ): Promise<unknown> {
-    if (!action.announced) return Promise.resolve();
-    return this.#d.emitter.emit('turn_steer_dispatch_changed', null, traceId, {
-      pendingInputId: action.inputId,
-      state,
-      reservationId,
-    });
   }
 
   #settle(inputId: string, settlement: InputSettlement): void {

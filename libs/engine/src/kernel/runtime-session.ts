@@ -11,6 +11,7 @@ import {
   type TitleGenerationConfig,
 } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import { ActionDispatch } from './action-dispatch.ts';
 import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
 import type {
@@ -28,6 +29,7 @@ import {
   type TurnTicket,
 } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
+import { InputQueue } from './input-queue.ts';
 import { LedgerBook } from './ledger-book.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
@@ -154,6 +156,7 @@ export class RuntimeSession {
   readonly #o: RuntimeSessionOptions;
   readonly #history: ModelMessage[];
   readonly #inputs: InputDispatcher;
+  readonly #actions: ActionDispatch;
   readonly #titles: SessionTitle;
   readonly #eviction: TransientEviction;
   /** The session's own events, folded: what a failing turn left open (issue 20). */
@@ -193,8 +196,12 @@ export class RuntimeSession {
       wake: () => this.#wake(),
       summaryTitle: (text) => this.#titles.summarise(text),
     });
+    const queue = new InputQueue();
+    this.#actions = new ActionDispatch({ ...options, putBack: (items) => queue.putBack(items) });
     this.#inputs = new InputDispatcher({
       ...options,
+      queue,
+      actions: this.#actions,
       ledger: this.#ledger,
       history: this.#history,
       earlierInputs: options.start.earlierInputs,
@@ -245,9 +252,9 @@ export class RuntimeSession {
       // Its actions end with the event that ends it, as a ticket does (R12.3, 0235).
       if (event.type === 'turn_complete' && event.turnId !== null) {
         const cancelled = event.payload.resultType === 'cancelled';
-        this.#inputs.turnEnded(event.turnId, cancelled ? 'cancelled' : 'complete');
+        this.#actions.turnEnded(event.turnId, cancelled ? 'cancelled' : 'complete');
       } else if (event.type === 'turn_error' && event.turnId !== null) {
-        this.#inputs.turnEnded(event.turnId, 'error');
+        this.#actions.turnEnded(event.turnId, 'error');
       }
     });
   }
@@ -281,7 +288,7 @@ export class RuntimeSession {
 
   /** Where an accepted input is in its lifecycle (R12.3), while the session remembers it. */
   actionState(inputId: string): ActionState | undefined {
-    return this.#inputs.actionState(inputId);
+    return this.#actions.state(inputId);
   }
 
   /** The id of the running turn, if any. */
@@ -369,7 +376,7 @@ export class RuntimeSession {
   /** A user removes a waiting input: `turn_steer_discarded` (`user_removed`, R14.2 cancelled). */
   async removeInput(inputId: string): Promise<void> {
     this.#assertUsable();
-    await this.#inputs.remove(inputId);
+    await this.#inputs.editor.remove(inputId);
   }
 
   /**
@@ -378,7 +385,7 @@ export class RuntimeSession {
    */
   async reorderInputs(orderedInputIds: readonly string[]): Promise<readonly string[]> {
     this.#assertUsable();
-    return this.#inputs.reorder(orderedInputIds);
+    return this.#inputs.editor.reorder(orderedInputIds);
   }
 
   /**
@@ -390,19 +397,19 @@ export class RuntimeSession {
     this.#assertUsable();
     const normalised = await this.#features.normalise(text, { promptOnly: true });
     if (normalised.kind === 'command') throw new Error('a direct command ran in an edit');
-    await this.#inputs.edit(inputId, normalised.input.text, normalised.input.files);
+    await this.#inputs.editor.edit(inputId, normalised.input.text, normalised.input.files);
   }
 
   /** Moves a waiting input to `position` (0 = next): `turn_steer_reordered`. Returns the order. */
   async moveInput(inputId: string, position: number): Promise<readonly string[]> {
     this.#assertUsable();
-    return this.#inputs.move(inputId, position);
+    return this.#inputs.editor.move(inputId, position);
   }
 
   /** Clears the queue: `turn_steer_discarded` (`user_cleared`) for each. Returns their ids. */
   async clearInputs(): Promise<readonly string[]> {
     this.#assertUsable();
-    return this.#inputs.clear();
+    return this.#inputs.editor.clear();
   }
 
   /**
@@ -531,7 +538,7 @@ export class RuntimeSession {
       })
       .finally(() => {
         if (this.#active === active) this.#active = undefined;
-        this.#inputs.turnEnded(spec.turnId, status);
+        this.#actions.turnEnded(spec.turnId, status);
         if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
         this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
         if (this.#active === undefined) this.#wake();
@@ -571,14 +578,14 @@ export class RuntimeSession {
       if (inputId === undefined) {
         await this.#writeNotice(synthetic, turnId, traceId, userMessageId);
       } else {
-        await this.#inputs.committing(inputId, traceId);
+        await this.#actions.committing(inputId, traceId);
         const write = await promoteUserInput(
           { ...this.#o, ledger: this.#ledger },
           { turnId, traceId, messageId: userMessageId, input, files, inputId },
         );
         // A turn never runs on a user message that did not commit (issue 9).
         if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
-        this.#inputs.running(inputId, turnId);
+        this.#actions.running(inputId, turnId);
       }
       this.#titles.maybeGenerate(titleInput, userMessageId, this.#turnCount);
       await this.#eviction.evictNow();
@@ -626,7 +633,7 @@ export class RuntimeSession {
       return outcome;
     } catch (err) {
       this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
-      if (inputId !== undefined && !started) this.#inputs.failed(inputId);
+      if (inputId !== undefined && !started) this.#actions.failed(inputId);
       // A broken appender seals nothing; a refused event ends its turn (0160).
       if (started && (!(err instanceof AppendError) || err.code === 'refused')) {
         const open = this.#turns.result().open;
@@ -652,11 +659,11 @@ export class RuntimeSession {
     const { inputId, traceId, input, synthetic } = spec;
     for (;;) {
       const epoch = this.#epoch;
-      if (inputId !== undefined) this.#inputs.preparing(inputId);
+      if (inputId !== undefined) this.#actions.preparing(inputId);
       await previous?.catch(() => undefined);
       await this.#titles.ensurePersisted(synthetic?.titleInput ?? input, traceId, userMessageId);
       if (epoch === this.#epoch || inputId === undefined) break;
-      await this.#inputs.requeue(inputId, traceId);
+      await this.#actions.requeue(inputId, traceId);
     }
     const active = this.#active;
     if (active?.turnId === spec.turnId) active.preparing = false;
