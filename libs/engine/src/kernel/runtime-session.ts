@@ -1,26 +1,10 @@
-import type {
-  ActionState,
-  ModelSelection,
-  SessionEvent,
-  TimelinePart,
-  TitleSource,
-} from '@agentwire/contracts';
-import {
-  syntheticAnchorOrigin,
-  syntheticNoticeSemantics,
-  type TitleGenerationConfig,
-} from '@agentwire/domain';
+import type { ActionState, ModelSelection, SessionEvent, TitleSource } from '@agentwire/contracts';
+import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { ActionDispatch } from './action-dispatch.ts';
-import { AppendError } from './append-error.ts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type {
-  CatalogModel,
-  InputFile,
-  SessionFeature,
-  SessionStatus,
-  SyntheticTurn,
-} from './feature.ts';
+import type { CatalogModel, SessionFeature, SessionStatus, SyntheticTurn } from './feature.ts';
+import { IdleScheduler } from './idle-scheduler.ts';
 import {
   type Admission,
   type EarlierInput,
@@ -28,7 +12,6 @@ import {
   type SubmitOptions,
   type TurnTicket,
 } from './input-dispatcher.ts';
-import { promoteUserInput } from './input-promotion.ts';
 import { InputQueue } from './input-queue.ts';
 import { LedgerBook } from './ledger-book.ts';
 import { TurnScanner } from './open-turn.ts';
@@ -43,16 +26,15 @@ import type {
 } from './ports.ts';
 import { type LastRequest, RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
-import { sealFailedTurn } from './seal-failed-turn.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import { SessionFeatures } from './session-features.ts';
 import { SessionTitle } from './session-title.ts';
+import { runSessionTurn, type SessionTurnDeps, type TurnStart } from './session-turn.ts';
 import type { TitleGenerator } from './title-job.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts';
-import { runTurn, type TurnOutcome } from './turn-runner.ts';
-import { userContent } from './user-content.ts';
+import type { TurnOutcome } from './turn-runner.ts';
 
 /** How much of a submission `turn_input_received` carries (characters). */
 const RECEIVED_PREVIEW_CHARS = 2_000;
@@ -116,20 +98,6 @@ export interface RuntimeSessionOptions {
   readonly checkpoints?: CheckpointStore;
 }
 
-/** What starts a turn. */
-interface TurnStart {
-  readonly turnId: string;
-  readonly input: string;
-  readonly files: readonly InputFile[];
-  /** The submission's id (R14.1); none for a turn a feature started. */
-  readonly inputId: string | undefined;
-  readonly traceId: string;
-  /** True when `turn_steer_queued` was emitted at admission (a queued input). */
-  readonly admitted: boolean;
-  /** A feature's own turn (docs/decisions/0231): a synthetic notice, not a submission. */
-  readonly synthetic?: SyntheticTurn;
-}
-
 /** The running turn. */
 interface ActiveTurn {
   readonly turnId: string;
@@ -170,9 +138,10 @@ export class RuntimeSession {
   #closing = false;
   /** Bumped by interrupts and rewinds: preparation that began under an older one is stale (R12.5). */
   #epoch = 0;
-  /** The features' idle check while it runs (`whenIdle`, 0231), and a wake asked meanwhile. */
-  #idleCheck: Promise<void> | undefined;
-  #wakeAgain = false;
+  /** What starts by itself once nothing runs: queued inputs, then features' turns. */
+  readonly #scheduler: IdleScheduler;
+  /** The parts a turn's life uses (`runSessionTurn`). */
+  readonly #turnDeps: SessionTurnDeps;
 
   constructor(options: RuntimeSessionOptions) {
     this.#o = options;
@@ -193,7 +162,7 @@ export class RuntimeSession {
       history: this.#history,
       requests: this.#requests,
       turnRunning: () => this.#active !== undefined,
-      wake: () => this.#wake(),
+      wake: () => this.#scheduler.wake(),
       summaryTitle: (text) => this.#titles.summarise(text),
     });
     const queue = new InputQueue();
@@ -222,6 +191,19 @@ export class RuntimeSession {
           admitted,
         }),
     });
+    this.#scheduler = new IdleScheduler({
+      sessionId: this.sessionId,
+      logger: options.logger,
+      free: () =>
+        !this.#closed &&
+        !this.#closing &&
+        this.#active === undefined &&
+        options.emitter.appender.broken === undefined,
+      waiting: () => this.#inputs.size,
+      startNext: () => this.#inputs.startNext(),
+      whenIdle: () => this.#features.set.whenIdle(),
+      startFeatureTurn: (turn) => this.#startFeatureTurn(turn),
+    });
     this.#titles = new SessionTitle(
       {
         ...options,
@@ -245,6 +227,25 @@ export class RuntimeSession {
     options.emitter.appender.observe((event) => this.#features.set.eventAppended(event));
     // A turn is over for admission once its end is appended (issue 9: a prompt right after
     // `turn_complete` starts its own turn at once instead of queueing behind a finished one).
+    this.#turnDeps = {
+      o: options,
+      ledger: this.#ledger,
+      inputs: this.#inputs,
+      actions: this.#actions,
+      titles: this.#titles,
+      eviction: this.#eviction,
+      features: this.#features,
+      history: this.#history,
+      requests: this.#requests,
+      permissions: this.permissions,
+      turns: this.#turns,
+      turnCount: () => this.#turnCount,
+      sealed: (turnId) => this.#sealed(turnId),
+      epoch: () => this.#epoch,
+      prepared: (turnId) => {
+        if (this.#active?.turnId === turnId) this.#active.preparing = false;
+      },
+    };
     options.emitter.appender.observe((event) => {
       const active = this.#active;
       const ends = event.type === 'turn_complete' || event.type === 'turn_error';
@@ -274,7 +275,7 @@ export class RuntimeSession {
       // R11.4: detached title requests count as in-flight work.
       inFlightWork:
         (this.#active === undefined ? 0 : 1) +
-        (this.#idleCheck === undefined ? 0 : 1) +
+        (this.#scheduler.checking ? 1 : 0) +
         this.#titles.jobs,
       pendingInteraction: this.permissions.pendingRequestIds().length > 0,
       queuedCommands: this.#inputs.size,
@@ -531,7 +532,7 @@ export class RuntimeSession {
     let status: TurnOutcome['status'] = 'error';
     // A turn whose end is appended may still be finishing: the new one waits for it.
     const previous = this.#active?.done;
-    const done = this.#runTurn(spec, controller.signal, previous)
+    const done = runSessionTurn(this.#turnDeps, spec, controller.signal, previous)
       .then((outcome) => {
         status = outcome.status;
         return outcome;
@@ -541,7 +542,7 @@ export class RuntimeSession {
         this.#actions.turnEnded(spec.turnId, status);
         if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
         this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
-        if (this.#active === undefined) this.#wake();
+        if (this.#active === undefined) this.#scheduler.wake();
       });
     const active: ActiveTurn = {
       turnId: spec.turnId,
@@ -555,205 +556,7 @@ export class RuntimeSession {
     return { turnId: spec.turnId, done };
   }
 
-  /**
-   * Flow 1 and the turn's life: admission to the ledger, the row (R13.2), the promoted user
-   * message (R7.3), the title job (R9.4), eviction of the previous turn's transient events
-   * (R3.4), then the agent loop; a loop that throws after the start is sealed `turn_error`,
-   * with what it left open settled first.
-   */
-  async #runTurn(
-    spec: TurnStart,
-    signal: AbortSignal,
-    previous: Promise<unknown> | undefined,
-  ): Promise<TurnOutcome> {
-    const { turnId, input, files, inputId, traceId, synthetic } = spec;
-    const userMessageId = this.#o.ids.newId('msg');
-    const titleInput = synthetic?.titleInput ?? input;
-    let started = false;
-    try {
-      if (inputId !== undefined && !spec.admitted) {
-        await this.#inputs.admitStartNow(input, files, inputId, traceId);
-      }
-      await this.#prepare(spec, previous, userMessageId);
-      if (inputId === undefined) {
-        await this.#writeNotice(synthetic, turnId, traceId, userMessageId);
-      } else {
-        await this.#actions.committing(inputId, traceId);
-        const write = await promoteUserInput(
-          { ...this.#o, ledger: this.#ledger },
-          { turnId, traceId, messageId: userMessageId, input, files, inputId },
-        );
-        // A turn never runs on a user message that did not commit (issue 9).
-        if (!write.committed) throw await this.#inputs.failStart(inputId, traceId, write);
-        this.#actions.running(inputId, turnId);
-      }
-      this.#titles.maybeGenerate(titleInput, userMessageId, this.#turnCount);
-      await this.#eviction.evictNow();
-      this.#history.push({ role: 'user', content: userContent(input, files) });
-      started = true;
-      await this.#features.set.turnStarted({
-        turnId,
-        traceId,
-        userMessageId,
-        now: this.#o.clock.now(),
-        savePart: (part) =>
-          this.#o.writer.savePart({ ...part, sessionId: this.sessionId } as TimelinePart, {
-            sequence: this.#o.emitter.appender.latestSequence,
-            traceId,
-          }),
-      });
-      const outcome = await runTurn(
-        {
-          ...this.#o,
-          tools: this.#features.set.tools(this.#o.tools),
-          model: this.#features.set.model()?.provider ?? this.#o.model,
-          contextWindow: this.#features.set.model()?.contextWindow,
-          permissions: this.permissions,
-          maxSteps: this.#o.maxSteps ?? 8,
-          requests: this.#requests,
-          atStepBoundary: (t, tr) => this.#inputs.drainGuided(t, tr),
-          decideTool: (tool) => this.#features.set.decideTool(tool),
-          beforeTool: (call) => this.#features.set.beforeTool(call),
-          afterTool: (call) => this.#features.set.afterTool(call),
-          recoverModelError: (error, turn) => this.#features.set.modelErrored(error, turn),
-        },
-        {
-          turnId,
-          traceId,
-          turnNumber: this.#turnCount,
-          input,
-          userMessageId,
-          signal,
-          inputId,
-          inputSource: synthetic?.source,
-        },
-        this.#history,
-      );
-      this.#sealed(turnId);
-      return outcome;
-    } catch (err) {
-      this.#o.logger.error({ err, sessionId: this.sessionId, turnId, started }, 'turn stopped');
-      if (inputId !== undefined && !started) this.#actions.failed(inputId);
-      // A broken appender seals nothing; a refused event ends its turn (0160).
-      if (started && (!(err instanceof AppendError) || err.code === 'refused')) {
-        const open = this.#turns.result().open;
-        const failed = { turnId, traceId, inputId, err, history: this.#history };
-        if (await sealFailedTurn(this.#o, failed, open)) {
-          this.#sealed(turnId);
-        }
-      }
-      throw err;
-    }
-  }
-
-  /**
-   * R12.3 `preparing`, R12.5: waits for the previous turn and the session row; an interrupt
-   * meanwhile (the epoch moved on) re-queues the input, which is selected again at once.
-   * Every await is checked on waking.
-   */
-  async #prepare(
-    spec: TurnStart,
-    previous: Promise<unknown> | undefined,
-    userMessageId: string,
-  ): Promise<void> {
-    const { inputId, traceId, input, synthetic } = spec;
-    for (;;) {
-      const epoch = this.#epoch;
-      if (inputId !== undefined) this.#actions.preparing(inputId);
-      await previous?.catch(() => undefined);
-      await this.#titles.ensurePersisted(synthetic?.titleInput ?? input, traceId, userMessageId);
-      if (epoch === this.#epoch || inputId === undefined) break;
-      await this.#actions.requeue(inputId, traceId);
-    }
-    const active = this.#active;
-    if (active?.turnId === spec.turnId) active.preparing = false;
-  }
-
-  /**
-   * A feature's turn starts on a synthetic notice (R8, docs/decisions/0231): a user-role
-   * message flagged synthetic, with the semantics and anchor of its source, committed before
-   * the model sees it (no ledger row: nobody submitted it).
-   */
-  async #writeNotice(
-    synthetic: SyntheticTurn | undefined,
-    turnId: string,
-    traceId: string,
-    messageId: string,
-  ): Promise<void> {
-    if (synthetic === undefined) throw new Error('a turn without an input id needs a notice');
-    const { source, notice } = synthetic;
-    const write = await this.#o.writer.saveUserMessage(
-      {
-        id: messageId,
-        sessionId: this.sessionId,
-        role: 'user',
-        time: { created: this.#o.clock.now() },
-        agent: 'build',
-        synthetic: true,
-        source,
-        visibility: 'model-only',
-        semantics: syntheticNoticeSemantics(source),
-        anchor: { turnId, origin: syntheticAnchorOrigin(source) },
-      },
-      [
-        {
-          id: this.#o.ids.newId('prt'),
-          sessionId: this.sessionId,
-          messageId,
-          type: 'text',
-          text: notice,
-        },
-      ],
-      { sequence: this.#o.emitter.appender.latestSequence, traceId },
-    );
-    if (!write.committed) {
-      throw new RuntimeError(
-        'write_not_confirmed',
-        `the ${source} notice of turn ${turnId} was not confirmed by the persistence worker`,
-        { turnId, failure: write.failure ?? 'unconfirmed' },
-      );
-    }
-  }
-
-  /**
-   * Asks the features for a turn of their own once the session is idle (`whenIdle`,
-   * docs/decisions/0231). One check runs at a time; a wake during one runs another after it.
-   */
-  #wake(): void {
-    // Queued inputs first (auto-drain turned on, 0236): they were there before any goal.
-    if (
-      this.#active === undefined &&
-      !this.#closed &&
-      !this.#closing &&
-      this.#o.emitter.appender.broken === undefined &&
-      this.#inputs.startNext()
-    ) {
-      return;
-    }
-    if (this.#idleCheck !== undefined) {
-      this.#wakeAgain = true;
-      return;
-    }
-    if (!this.#idle()) return;
-    const asked = this.#features.set.whenIdle();
-    if (asked === undefined) return;
-    this.#idleCheck = asked
-      .then((turn) => this.#startFeatureTurn(turn))
-      .catch((err: unknown) =>
-        this.#o.logger.warn({ err, sessionId: this.sessionId }, 'idle check failed'),
-      )
-      .finally(() => {
-        this.#idleCheck = undefined;
-        if (!this.#wakeAgain) return;
-        this.#wakeAgain = false;
-        this.#wake();
-      });
-  }
-
-  #startFeatureTurn(turn: SyntheticTurn | undefined): void {
-    if (turn === undefined) return;
-    // A submission took the session meanwhile: its end asks again.
-    if (!this.#idle()) return;
+  #startFeatureTurn(turn: SyntheticTurn): void {
     const ticket = this.#startTurn({
       turnId: this.#o.ids.newId('turn'),
       input: turn.notice,
@@ -765,17 +568,6 @@ export class RuntimeSession {
     });
     // Nobody awaits a feature's turn: how it ended is on the wire and in the log.
     ticket.done.catch(() => undefined);
-  }
-
-  /** No turn runs, nothing waits, and the session can still append. */
-  #idle(): boolean {
-    return (
-      !this.#closed &&
-      !this.#closing &&
-      this.#active === undefined &&
-      this.#inputs.size === 0 &&
-      this.#o.emitter.appender.broken === undefined
-    );
   }
 
   #sealed(turnId: string): void {
