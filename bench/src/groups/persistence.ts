@@ -271,6 +271,11 @@ export const persistenceGroup: BenchGroup = {
           baseline: rawInsert,
         },
         { name: 'persistence.commit_ratio', value: median(ratios), unit: 'ratio' },
+        {
+          name: 'persistence.commit_2workers_ratio',
+          value: two / median(commits),
+          unit: 'ratio',
+        },
         { name: 'persistence.lag_p50_ms', value: percentile(lags, 50), unit: 'ms' },
         { name: 'persistence.lag_p99_ms', value: percentile(lags, 99), unit: 'ms' },
       ];

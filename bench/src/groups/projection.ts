@@ -33,7 +33,8 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const LAG_RATE_PER_S = 2_000;
 const LAG_SECONDS = 6;
 const LAG_SESSIONS = 50;
-const LAG_INSTANCES = Number(process.env.PROJECTION_BENCH_INSTANCES ?? 1);
+/** The lag is measured with one instance, then with this many sharing the load (issue 16). */
+const LAG_INSTANCES_MANY = Number(process.env.PROJECTION_BENCH_INSTANCES ?? 3);
 const REBUILD_SESSIONS = 60;
 const REBUILD_EVENTS_PER_SESSION = 1_000;
 
@@ -57,12 +58,12 @@ async function scratchDatabase(): Promise<{ url: string; drop(): Promise<void> }
 }
 
 /** Offers `LAG_RATE_PER_S` in-order events over `LAG_SESSIONS` sessions; returns lags (ms). */
-async function measureLag(bus: BusConnection, prefix: string): Promise<number[]> {
+async function measureLag(bus: BusConnection, prefix: string, tag: string): Promise<number[]> {
   const n = names(prefix);
   const total = LAG_RATE_PER_S * LAG_SECONDS;
   const perSession = Math.ceil(total / LAG_SESSIONS);
   const sessions = Array.from({ length: LAG_SESSIONS }, (_, i) =>
-    generateSessionEvents(`lag${i}`, perSession, i, Date.now()),
+    generateSessionEvents(`${tag}${i}`, perSession, i, Date.now()),
   );
   const order: GeneratedEvent[] = [];
   for (let k = 0; k < perSession; k++)
@@ -171,7 +172,10 @@ async function deleteStreams(bus: BusConnection, prefix: string): Promise<void> 
   }
 }
 
-/** `projection.lag_p50_ms`, `projection.lag_p99_ms`, `projection.rebuild_events_per_s`. */
+/**
+ * `projection.lag_p50_ms` and `lag_p99_ms` with one instance and with three
+ * (`lag_p99_ms_3`), `projection.rebuild_events_per_s` beside the raw read, and their ratio.
+ */
 export const projectionGroup: BenchGroup = {
   name: 'projection',
   description: 'projection lag at 2,000 events/s offered and rebuild rate from the stream',
@@ -186,26 +190,32 @@ export const projectionGroup: BenchGroup = {
     const services: ProjectionProcess[] = [];
     try {
       await provision(bus.nc, names(prefix), { eventsMaxAgeMs: 0 });
-      for (let i = 0; i < LAG_INSTANCES; i++) {
-        services.push(
-          await spawnProjection({
-            NATS_URL,
-            DATABASE_URL: db.url,
-            AW_PREFIX: prefix,
-            AW_INSTANCE_ID: `bench-${i}`,
-          }),
+      // The same offered load on one instance, then on several sharing it (new sessions).
+      const lagWith = async (instances: number, tag: string): Promise<number[]> => {
+        for (let i = 0; i < instances; i++) {
+          services.push(
+            await spawnProjection({
+              NATS_URL,
+              DATABASE_URL: db.url,
+              AW_PREFIX: prefix,
+              AW_INSTANCE_ID: `bench-${tag}-${i}`,
+            }),
+          );
+        }
+        log(
+          `lag: ${instances} instance(s), ${LAG_SESSIONS} sessions, ${LAG_RATE_PER_S} events/s for ${LAG_SECONDS} s`,
         );
-      }
-      log(
-        `lag: ${LAG_INSTANCES} instance(s), ${LAG_SESSIONS} sessions, ${LAG_RATE_PER_S} events/s for ${LAG_SECONDS} s`,
-      );
-      const lags = await measureLag(bus, prefix);
-      for (const s of services.splice(0)) {
-        s.child.kill('SIGTERM');
-        await s.exited;
-        const stats = s.lines.find((l) => l.includes('projection applier stats'));
-        if (stats !== undefined) log(`instance: ${JSON.stringify(JSON.parse(stats).stats)}`);
-      }
+        const lags = await measureLag(bus, prefix, tag);
+        for (const s of services.splice(0)) {
+          s.child.kill('SIGTERM');
+          await s.exited;
+          const stats = s.lines.find((l) => l.includes('projection applier stats'));
+          if (stats !== undefined) log(`instance: ${JSON.stringify(JSON.parse(stats).stats)}`);
+        }
+        return lags;
+      };
+      const lags = await lagWith(1, 'lag');
+      const lagsMany = await lagWith(LAG_INSTANCES_MANY, 'lagm');
 
       const backlog = await publishBacklog(bus, prefix);
       log(`rebuild: ${backlog} backlog events + the lag run's`);
@@ -224,6 +234,16 @@ export const projectionGroup: BenchGroup = {
       return [
         { name: 'projection.lag_p50_ms', value: percentile(lags, 50), unit: 'ms' },
         { name: 'projection.lag_p99_ms', value: percentile(lags, 99), unit: 'ms' },
+        {
+          name: `projection.lag_p50_ms_${LAG_INSTANCES_MANY}`,
+          value: percentile(lagsMany, 50),
+          unit: 'ms',
+        },
+        {
+          name: `projection.lag_p99_ms_${LAG_INSTANCES_MANY}`,
+          value: percentile(lagsMany, 99),
+          unit: 'ms',
+        },
         { name: 'projection.raw_read_events_per_s', value: raw, unit: 'events/s' },
         {
           name: 'projection.rebuild_events_per_s',
@@ -231,6 +251,7 @@ export const projectionGroup: BenchGroup = {
           unit: 'events/s',
           baseline: raw,
         },
+        { name: 'projection.rebuild_ratio', value: rebuildRate / raw, unit: 'ratio' },
       ];
     } finally {
       for (const s of services) s.child.kill('SIGKILL');
