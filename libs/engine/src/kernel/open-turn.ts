@@ -51,7 +51,8 @@ export interface TurnScan {
   readonly inputs: ReadonlyMap<string, { readonly turnId?: string | undefined }>;
   /**
    * Waiting inputs whose message the stream shows being written (`dispatch_changed`
-   * `promoting`) and never settled: the commit may have landed (docs/decisions/0237).
+   * `promoting`, or admitted `startNow`) and never settled: the commit may have landed
+   * (docs/decisions/0237).
    */
   readonly promotingInputIds: readonly string[];
   /** The last text each input was admitted (or edited) with, by id. */
@@ -106,8 +107,13 @@ export class TurnScanner {
         this.#texts.set(event.payload.pendingInputId, event.payload.input);
         if (!this.#inputs.has(event.payload.pendingInputId))
           this.#inputs.set(event.payload.pendingInputId, {});
-        if (!this.#settled.has(event.payload.pendingInputId))
+        if (!this.#settled.has(event.payload.pendingInputId)) {
           this.#waiting.add(event.payload.pendingInputId);
+          // An input that starts a turn at once goes straight to its message's commit: no
+          // dispatch event says so (0235), so its admission does (0237).
+          if (event.payload.delivery === 'startNow')
+            this.#promoting.add(event.payload.pendingInputId);
+        }
         return;
       case 'session_input_promoted':
       case 'turn_steer_discarded':

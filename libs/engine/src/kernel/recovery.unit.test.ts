@@ -150,13 +150,13 @@ describe('TurnScanner (flow 6)', () => {
 
   it('reports the waiting inputs whose message was being written, with their last text (0237)', () => {
     const scanner = new TurnScanner();
-    const queued = (id: string, input = id) =>
+    const queued = (id: string, input = id, delivery: 'queue' | 'startNow' = 'queue') =>
       ev('turn_steer_queued', null, {
         pendingInputId: id,
         input,
         inputPreview: input,
         inputSize: input.length,
-        delivery: 'queue',
+        delivery,
         targetTurnId: null,
         queueLength: 1,
       });
@@ -176,11 +176,12 @@ describe('TurnScanner (flow 6)', () => {
         sourceCommandId: 'c',
         messageId: 'm',
       }),
+      queued('now', 'started at once', 'startNow'),
     ]) {
       scanner.add(e);
     }
     const result = scanner.result();
-    expect(result.promotingInputIds).toEqual(['a']);
+    expect(result.promotingInputIds).toEqual(['a', 'now']);
     expect(result.inputTexts.get('a')).toBe('a edited');
   });
 });

@@ -73,7 +73,14 @@ export async function runSessionTurn(
   let started = false;
   try {
     if (inputId !== undefined && !spec.admitted) {
-      await d.inputs.admitStartNow(input, files, inputId, traceId);
+      // Numbered now, published in order, not waited for: the worker takes the admission
+      // and the promotion in any order (0031), and a takeover settles a promotion in
+      // flight either way (0237). One broker round trip less before the commit (issue 11).
+      void d.inputs
+        .admitStartNow(input, files, inputId, traceId)
+        .catch((err: unknown) =>
+          d.o.logger.warn({ err, sessionId: d.o.emitter.sessionId }, 'admission event failed'),
+        );
     }
     await prepare(d, spec, previous, userMessageId);
     if (inputId === undefined) {
