@@ -18,6 +18,8 @@ export interface AdmissionFacts {
   readonly activeTurnStopping: boolean;
   /** Items waiting in the queue: an idle session with a queue is still busy. */
   readonly queuedCount: number;
+  /** A feature runs session-level work outside a turn (a `/compact`): no turn starts now. */
+  readonly sessionBusy?: boolean;
 }
 
 /** Outcome of {@link decideAdmission}. */
@@ -40,7 +42,8 @@ export function decideAdmission(facts: AdmissionFacts): AdmissionDecision {
   if (facts.expectedTurnId !== undefined && facts.expectedTurnId !== facts.activeTurnId) {
     return { ok: false, reason: 'expected_turn_mismatch' };
   }
-  const busy = facts.activeTurnId !== undefined || facts.queuedCount > 0;
+  const busy =
+    facts.activeTurnId !== undefined || facts.queuedCount > 0 || facts.sessionBusy === true;
   if (!busy) return { ok: true, delivery: 'startNow' };
   if (facts.requestedDelivery === 'guide') {
     if (facts.activeTurnId === undefined || facts.activeTurnStopping) {

@@ -212,6 +212,12 @@ export interface FeatureHooks {
   /** Told every event of the session as it is appended. */
   onEvent?(event: SessionEvent): void;
   /**
+   * True while the feature runs session-level work outside any turn (a `/compact`): the
+   * scheduler selects nothing then, and a submission waits in the queue (R12.5,
+   * docs/decisions/0235). The feature calls `ctx.wake()` when it is done.
+   */
+  busy?(): boolean;
+  /**
    * Asked when the session is idle (no turn runs, nothing is queued): after a turn ended
    * with nothing queued behind it, and after a feature's `wake()`. A turn returned starts at
    * once, unless a submission took the session meanwhile; then the hook is asked again

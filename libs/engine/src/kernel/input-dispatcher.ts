@@ -103,6 +103,8 @@ export interface InputDispatcherDeps {
   readonly activeTurn: () => ActiveTurnView | undefined;
   /** How the lanes hand their actions over now (R12.2, docs/decisions/0236). */
   readonly policy: () => QueuePolicy;
+  /** A feature runs session-level work (a `/compact`): submissions wait in the queue. */
+  readonly sessionBusy?: () => boolean;
   /** Inputs this session admitted before it was loaded here (the stream's), by id. */
   readonly earlierInputs?: ReadonlyMap<string, EarlierInput> | undefined;
   /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
@@ -206,6 +208,7 @@ export class InputDispatcher {
       activeTurnId: active?.turnId,
       activeTurnStopping: active?.stopping ?? false,
       queuedCount: this.#queue.queuedCount,
+      sessionBusy: this.#d.sessionBusy?.() ?? false,
     });
     const traceId = this.#d.ids.newTraceId();
     const files = options.files ?? [];

@@ -66,6 +66,11 @@ export class FeatureSet {
     }
   }
 
+  /** True while any feature runs session-level work outside a turn (R12.5). */
+  busy(): boolean {
+    return this.#hooks.some((hooks) => hooks.busy?.() === true);
+  }
+
   /** The queue's policy: the first feature's, else the kernel's default (R12.2, 0236). */
   queuePolicy(): QueuePolicy {
     for (const hooks of this.#hooks) {

@@ -175,6 +175,7 @@ export class RuntimeSession {
       history: this.#history,
       earlierInputs: options.start.earlierInputs,
       policy: () => this.#features.set.queuePolicy(),
+      sessionBusy: () => this.#features.set.busy(),
       activeTurn: () => {
         const active = this.#active;
         if (active === undefined || active.ending) return undefined;
@@ -198,6 +199,7 @@ export class RuntimeSession {
         !this.#closed &&
         !this.#closing &&
         this.#active === undefined &&
+        !this.#features.set.busy() &&
         options.emitter.appender.broken === undefined,
       waiting: () => this.#inputs.size,
       startNext: () => this.#inputs.startNext(),
@@ -250,6 +252,8 @@ export class RuntimeSession {
       const active = this.#active;
       const ends = event.type === 'turn_complete' || event.type === 'turn_error';
       if (ends && active !== undefined && event.turnId === active.turnId) active.ending = true;
+      // A rewind moves the session under any preparation, as an interrupt does (R12.5).
+      if (event.type === 'rewind_triggered') this.#epoch += 1;
       // Its actions end with the event that ends it, as a ticket does (R12.3, 0235).
       if (event.type === 'turn_complete' && event.turnId !== null) {
         const cancelled = event.payload.resultType === 'cancelled';

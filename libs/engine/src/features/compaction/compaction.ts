@@ -130,6 +130,8 @@ interface CompactionOutcome {
 function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHooks {
   let contextUsed = recoveredContext(ctx.recovered);
   let running: Promise<CompactionOutcome> | undefined;
+  /** A `/compact` outside any turn runs (the scheduler waits for it). */
+  let manual = false;
 
   /** Runs one compaction (R16.2's five events); never throws for a bad summary. */
   const compact = async (
@@ -376,13 +378,23 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
           'nothing stands before the last prompt but an earlier summary',
         );
       }
-      const outcome = await runOne('manual', args, undefined);
-      return { kind: 'result', result: { ...outcome } };
+      manual = true;
+      try {
+        const outcome = await runOne('manual', args, undefined);
+        return { kind: 'result', result: { ...outcome } };
+      } finally {
+        manual = false;
+        // What was submitted meanwhile waited in the queue (R12.5): it starts now.
+        ctx.wake();
+      }
     },
   };
 
   return {
     commands: [command],
+    // A `/compact` outside a turn holds the scheduler: a prompt sent meanwhile is queued
+    // and starts once the summary is in (0235), instead of a turn waiting inside for it.
+    busy: () => manual,
     onEvent(event) {
       if (
         event.type === 'model_complete' &&

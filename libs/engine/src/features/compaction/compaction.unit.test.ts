@@ -142,6 +142,26 @@ describe('/compact (issue 13 item 3, docs/decisions/0229)', () => {
     ]);
   });
 
+  it('a prompt sent while /compact runs waits in the queue and starts once the summary is in (R12.5)', async () => {
+    const { session, events, run, compactEvents } = harness();
+    await run(LONG);
+    await run('second');
+    const compacting = session.submit('/compact [scenario:slow_text]');
+    await waitUntil(() => compactEvents().length === 1, { timeoutMs: 2_000, intervalMs: 2 });
+    const prompt = await session.submit('after the summary', { inputId: 'in-after' });
+    expect(prompt).toMatchObject({ ok: true, delivery: 'queue' });
+    await compacting;
+    await waitUntil(() => session.actionState('in-after') === 'completed', {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    const types = events.map((e) => e.type);
+    const started = events.findIndex(
+      (e) => e.type === 'turn_started' && e.payload.inputId === 'in-after',
+    );
+    expect(started).toBeGreaterThan(types.indexOf('session_compacted'));
+  });
+
   it('an empty summary or a model error fails the compaction, and the conversation stays whole', async () => {
     const { session, seen, run, compactEvents } = harness();
     await run(LONG);
