@@ -163,6 +163,10 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
         await client.op(sid, 'prompt', { text: `follow ${id}`, inputId: id, lane: 'followUp' }),
       ).toMatchObject({ ok: true, delivery: 'queue' });
     }
+    // A client that never submitted follows in-b's ticket as Server-Sent Events (R12.4).
+    const ticketStream = fetch(`${stack.gatewayUrl}/sessions/${sid}/tickets/in-b/events`).then(
+      (r) => r.text(),
+    );
     const request = follow.events.find((e) => e.type === 'permission_requested');
     if (request?.type !== 'permission_requested') throw new Error('no permission request');
     await client.op(sid, 'answer_permission', {
@@ -212,6 +216,12 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
     ]);
     const drained = follow.events.find((e) => e.type === 'turn_steer_drained');
     expect(drained?.payload).toMatchObject({ pendingInputIds: ['in-b', 'in-c'] });
+    const ticketFrames = (await ticketStream)
+      .split('\n\n')
+      .filter((f) => f.startsWith('event: ticket'))
+      .map((f) => JSON.parse(/^data: (.*)$/m.exec(f)?.[1] ?? 'null') as { state: string });
+    expect(ticketFrames.map((t) => t.state)).toEqual(['accepted', 'delivered', 'completed']);
+    expect(ticketFrames.at(-1)).toMatchObject({ status: 'complete', turnId: started[1]?.turnId });
     for (const id of ['in-a', 'in-b', 'in-c']) {
       expect(await ledgerRow(sid, id)).toMatchObject({ status: 'promoted' });
     }

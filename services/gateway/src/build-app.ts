@@ -15,6 +15,7 @@ import { registerQueryRoutes } from './query-routes.ts';
 import { SessionFanout } from './session-fanout.ts';
 import { registerSessionRoutes } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
+import { registerTicketStreamRoute } from './ticket-stream-route.ts';
 import { registerWebApp } from './web-app.ts';
 
 /** Options of {@link buildApp}. */
@@ -171,6 +172,10 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
       fanout,
       heartbeatMs: options.heartbeatMs ?? 15_000,
       ...(metrics === undefined ? {} : { onFrame: (f) => metrics.sseEvents(f.events.length) }),
+    });
+    registerTicketStreamRoute(scope, {
+      backend: options.backend,
+      heartbeatMs: options.heartbeatMs ?? 15_000,
     });
   });
   return app;

@@ -59,6 +59,25 @@ describe('gateway queue, mode and ticket routes (issue 11, issue 13)', () => {
     ]);
   });
 
+  it("streams a ticket's states as Server-Sent Events, then ends; an unknown one is a 404", async () => {
+    const r = await app.inject({ method: 'GET', url: '/sessions/s1/tickets/in_1/events' });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toMatch(/^text\/event-stream/);
+    const frames = r.body
+      .split('\n\n')
+      .filter((f) => f.startsWith('event: ticket'))
+      .map((f) => JSON.parse(/^data: (.*)$/m.exec(f)?.[1] ?? 'null'));
+    expect(frames).toEqual([
+      { ticketId: 'in_1', state: 'delivered' },
+      { ticketId: 'in_1', state: 'completed' },
+    ]);
+    expect(backend.calls.map((c) => c.args.at(-1))).toEqual(['delivered', 'completed']);
+    backend.failNext = { ok: false, error: { code: 'unknown_ticket', message: 'no ticket in_9' } };
+    const unknown = await app.inject({ method: 'GET', url: '/sessions/s1/tickets/in_9/events' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: { code: 'unknown_ticket' } });
+  });
+
   it('long-polls a ticket, completed by default', async () => {
     const r = await app.inject({ method: 'GET', url: '/sessions/s1/tickets/in_1' });
     expect(r.statusCode).toBe(200);
