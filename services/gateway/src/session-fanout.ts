@@ -18,8 +18,22 @@ export interface SessionFanoutOptions {
   readonly keepBytes?: number;
 }
 
-/** What one SSE client is sent: frames, each already encoded. */
-export interface ClientFrames extends AsyncIterable<EncodedFrame> {
+/**
+ * Where one client's frames go (its SSE response). `write` takes a frame at once; `false`
+ * asks the writer to wait for {@link FrameSink.drained} before the next one.
+ */
+interface FrameSink {
+  write(frame: EncodedFrame): boolean;
+  drained(): Promise<void>;
+}
+
+/** What one SSE client is sent: frames, each already encoded, written to a sink. */
+export interface ClientFrames {
+  /**
+   * Writes the client's frames to `sink` until {@link ClientFrames.stop}; rejects when the
+   * follow failed. Call once.
+   */
+  pipeTo(sink: FrameSink): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +111,9 @@ export class SessionFanout {
   }
 }
 
+/** What a client reading the log waits for next: a frame, a drain, or nothing (it left). */
+type LogWait = 'frame' | 'drain' | 'done';
+
 /**
  * One client's frames: from the session's shared channel when its log covers the client's
  * base, else from a follower of its own (a late joiner's or a lagging client's gap, or a
@@ -113,7 +130,7 @@ class ClientFeed implements ClientFrames {
   #behind = false;
   #stopped = false;
   #private: FeedBatches | undefined;
-  /** Resolves the client's current wait for the channel (stop() ends it). */
+  /** Resumes the client's current wait on the channel (stop() ends it). */
   #wake: (() => void) | undefined;
 
   constructor(fanout: SessionFanout, sessionId: string, after: number, snapshotFirst: boolean) {
@@ -123,19 +140,19 @@ class ClientFeed implements ClientFrames {
     this.#snapshotFirst = snapshotFirst;
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<EncodedFrame> {
+  async pipeTo(sink: FrameSink): Promise<void> {
     while (!this.#stopped) {
       const alone = this.#snapshotFirst || this.#behind;
       this.#behind = false;
       const channel = alone ? undefined : this.#fanout.join(this.#sessionId, this.#after);
       if (channel !== undefined) {
         try {
-          yield* this.#shared(channel);
+          await this.#shared(channel, sink);
         } finally {
           channel.detach();
         }
       } else {
-        yield* this.#catchUp();
+        await this.#catchUp(sink);
       }
     }
   }
@@ -146,26 +163,54 @@ class ClientFeed implements ClientFrames {
     await this.#private?.stop();
   }
 
-  /** Reads the channel's log until the client falls out of it (then returns) or stops. */
-  async *#shared(channel: SessionChannel): AsyncGenerator<EncodedFrame> {
-    let index = channel.firstIndex;
+  /**
+   * Writes the channel's log to `sink` until the client falls out of it (then resolves) or
+   * stops. The channel calls a waiting client back as it adds a frame, and the client writes
+   * it there and then: a client that keeps up costs one call and one write per frame, no
+   * promise and no turn of the event loop (the cost that grows with the number of clients).
+   */
+  #shared(channel: SessionChannel, sink: FrameSink): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const cursor = { index: channel.firstIndex };
+      const pump = (): void => {
+        let next: LogWait;
+        try {
+          next = this.#writeLog(channel, cursor, sink);
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        if (next === 'done') {
+          resolve();
+          return;
+        }
+        const resume = this.#waitOnce(pump);
+        // A slow client waits for its socket; the channel goes on without it, and it reads
+        // on from its index (or falls out of the log) once drained.
+        if (next === 'drain') void sink.drained().then(resume);
+        // An ended channel without failure (its follower returned) keeps the stream open
+        // until the client leaves, as before 0200.
+        else if (!channel.ended) channel.onChange(resume);
+      };
+      pump();
+    });
+  }
+
+  /**
+   * Writes the frames of the log from `cursor.index` that are there, until one is to come
+   * or the sink asks for a drain; `done` when the client stopped or left the log. Throws the
+   * follower's error when the channel failed.
+   */
+  #writeLog(channel: SessionChannel, cursor: { index: number }, sink: FrameSink): LogWait {
     while (!this.#stopped) {
-      const slot = channel.frameAt(index);
-      if (slot === 'evicted') return;
+      const slot = channel.frameAt(cursor.index);
+      if (slot === 'evicted') return 'done';
       if (slot === 'not_yet') {
         const failure = channel.failure;
         if (failure !== undefined) throw failure.error;
-        // One plain promise per wait, resolved by the channel or by stop(): nothing piles up
-        // over a long stream. An ended channel without failure (its follower returned) keeps
-        // the stream open until the client leaves, as before 0200.
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve;
-          if (!channel.ended) channel.onChange(resolve);
-        });
-        this.#wake = undefined;
-        continue;
+        return 'frame';
       }
-      index += 1;
+      cursor.index += 1;
       if (slot.toSeq <= this.#after) continue;
       let frame = slot;
       if (slot.kind === 'events' && slot.fromSeq - 1 !== this.#after) {
@@ -173,18 +218,35 @@ class ClientFeed implements ClientFrames {
         // client reads every frame in order, but costs nothing to guard).
         if (slot.fromSeq - 1 > this.#after) {
           this.#behind = true;
-          return;
+          return 'done';
         }
         const newer = slot.events.filter((e) => e.seq > this.#after);
         frame = encodeEvents(this.#after + 1, newer, this.#fanout.maxFrameBytes);
       }
       this.#after = frame.toSeq;
-      yield frame;
+      if (!sink.write(frame)) return 'drain';
     }
+    return 'done';
+  }
+
+  /**
+   * A callback that resumes `pump` once, also reachable by stop(): the channel (or a drain)
+   * and stop() may both call back for the same wait.
+   */
+  #waitOnce(pump: () => void): () => void {
+    let called = false;
+    const resume = () => {
+      if (called) return;
+      called = true;
+      this.#wake = undefined;
+      pump();
+    };
+    this.#wake = resume;
+    return resume;
   }
 
   /** Follows alone from the client's base until the session's channel covers it. */
-  async *#catchUp(): AsyncGenerator<EncodedFrame> {
+  async #catchUp(sink: FrameSink): Promise<void> {
     const batches = this.#fanout.privateFeed(this.#sessionId, this.#after, this.#snapshotFirst);
     this.#snapshotFirst = false;
     this.#private = batches;
@@ -192,7 +254,8 @@ class ClientFeed implements ClientFrames {
       for await (const batch of batches) {
         const frame = encodeBatch(batch, this.#after, this.#fanout.maxFrameBytes);
         this.#after = frame.toSeq;
-        yield frame;
+        if (!sink.write(frame)) await sink.drained();
+        if (this.#stopped) return;
         const channel = this.#fanout.existing(this.#sessionId);
         if (channel === undefined || channel.covers(this.#after)) return;
       }

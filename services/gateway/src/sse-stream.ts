@@ -1,13 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { BusError } from '@agentwire/bus';
 import type { EncodedFrame } from './session-channel.ts';
+import type { ClientFrames } from './session-fanout.ts';
 import { FeedError } from './session-feed.ts';
-
-/** What an {@link SseStream} pumps: a client's frames (`SessionFanout.follow`). */
-export interface SseSource extends AsyncIterable<EncodedFrame> {
-  /** Ends the iteration (the client left, or the gateway drains). */
-  stop(): Promise<void>;
-}
 
 export interface SseStreamOptions {
   /** Interval of `: heartbeat` comments that keep proxies from closing an idle stream, ms. */
@@ -33,7 +28,7 @@ export type SseEndReason = 'client_closed' | 'shutdown' | 'follow_failed';
 export class SseStream {
   readonly #res: ServerResponse;
   readonly #options: SseStreamOptions;
-  #source: SseSource | undefined;
+  #source: ClientFrames | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #ended: SseEndReason | undefined;
   readonly #done: Promise<SseEndReason>;
@@ -53,8 +48,8 @@ export class SseStream {
     return this.#done;
   }
 
-  /** Sends the headers and pumps `source` into the response until the stream ends. */
-  async run(source: SseSource, afterSequence: number): Promise<SseEndReason> {
+  /** Sends the headers and writes `source` into the response until the stream ends. */
+  async run(source: ClientFrames, afterSequence: number): Promise<SseEndReason> {
     this.#source = source;
     this.#res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -70,12 +65,16 @@ export class SseStream {
     }, this.#options.heartbeatMs);
     this.#heartbeat.unref();
     try {
-      for await (const frame of source) {
-        if (this.#ended !== undefined) break;
-        // Most writes are taken at once: no promise unless the socket wants a drain.
-        if (!this.#res.write(frame.bytes)) await this.#drained();
-        this.#options.onFrame?.(frame);
-      }
+      await source.pipeTo({
+        write: (frame) => {
+          // After the end nothing is written; the source stops, which close() asked for.
+          if (this.#ended !== undefined) return false;
+          const taken = this.#res.write(frame.bytes);
+          this.#options.onFrame?.(frame);
+          return taken;
+        },
+        drained: () => this.#drained(),
+      });
     } catch (error) {
       if (this.#ended === undefined) {
         const message = error instanceof Error ? error.message : String(error);
@@ -103,6 +102,7 @@ export class SseStream {
   }
 
   #drained(): Promise<void> {
+    if (this.#ended !== undefined) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         this.#res.off('drain', done);
