@@ -39,6 +39,28 @@ async function http(method: string, route: string, body?: unknown) {
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
+/**
+ * A new session whose first turn waits on its permission request, followed from 0;
+ * `answer` answers that request.
+ */
+async function waitingTurn(inputId: string) {
+  const opened = await client.open();
+  if (!opened.ok) throw new Error(opened.error.message);
+  const sid = String(opened.sessionId);
+  const follow = client.follow(sid, 0);
+  await client.op(sid, 'prompt', { text: '[scenario:run_command] go', inputId });
+  await waitUntil(() => follow.events.some((e) => e.type === 'permission_requested'), {
+    timeoutMs: 10_000,
+    what: 'the permission request',
+  });
+  const answer = async (decision: 'allow' | 'deny') => {
+    const request = follow.events.find((e) => e.type === 'permission_requested');
+    if (request?.type !== 'permission_requested') throw new Error('no permission request');
+    await client.op(sid, 'answer_permission', { requestId: request.payload.requestId, decision });
+  };
+  return { sid, follow, opened, answer };
+}
+
 async function ledgerRow(sid: string, inputId: string) {
   return stack.db
     .selectFrom('session_inputs')
@@ -130,15 +152,7 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
   it('lanes and modes: auto-drain off holds the queue, followUp all commits the run as one batch', {
     timeout: 120_000,
   }, async () => {
-    const opened = await client.open();
-    if (!opened.ok) throw new Error(opened.error.message);
-    const sid = String(opened.sessionId);
-    const follow = client.follow(sid, 0);
-    await client.op(sid, 'prompt', { text: '[scenario:run_command] go', inputId: 'in-go' });
-    await waitUntil(() => follow.events.some((e) => e.type === 'permission_requested'), {
-      timeoutMs: 10_000,
-      what: 'the permission request',
-    });
+    const { sid, follow, answer } = await waitingTurn('in-go');
     const set = await http('PUT', `/sessions/${sid}/queue/modes`, {
       followUpMode: 'all',
       autoDrain: false,
@@ -167,12 +181,7 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
     const ticketStream = fetch(`${stack.gatewayUrl}/sessions/${sid}/tickets/in-b/events`).then(
       (r) => r.text(),
     );
-    const request = follow.events.find((e) => e.type === 'permission_requested');
-    if (request?.type !== 'permission_requested') throw new Error('no permission request');
-    await client.op(sid, 'answer_permission', {
-      requestId: request.payload.requestId,
-      decision: 'allow',
-    });
+    await answer('allow');
     await waitUntil(() => follow.events.some((e) => e.type === 'turn_complete'), {
       timeoutMs: 10_000,
       what: 'the first turn',
@@ -419,26 +428,13 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
   it('a SIGKILL with inputs running, committing and queued: after takeover each ends once, and the wire says where', {
     timeout: 180_000,
   }, async () => {
-    const opened = await client.open();
-    if (!opened.ok) throw new Error(opened.error.message);
-    const sid = String(opened.sessionId);
-    const follow = client.follow(sid, 0);
-    await client.op(sid, 'prompt', { text: '[scenario:run_command] go', inputId: 'in-run' });
-    await waitUntil(() => follow.events.some((e) => e.type === 'permission_requested'), {
-      timeoutMs: 10_000,
-      what: 'the permission request',
-    });
+    const { sid, follow, opened, answer } = await waitingTurn('in-run');
     await client.op(sid, 'prompt', { text: 'committing one', inputId: 'in-commit' });
     await client.op(sid, 'prompt', { text: 'queued one', inputId: 'in-queued' });
     // The worker stops: the first turn ends on the wire, the next input is selected and
     // its message waits for the worker's commit (committing).
     stack.worker.kill('SIGSTOP');
-    const request = follow.events.find((e) => e.type === 'permission_requested');
-    if (request?.type !== 'permission_requested') throw new Error('no permission request');
-    await client.op(sid, 'answer_permission', {
-      requestId: request.payload.requestId,
-      decision: 'allow',
-    });
+    await answer('allow');
     await waitUntil(
       () =>
         follow.events.some(
