@@ -522,4 +522,86 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
     );
     await follow.stop();
   });
+
+  it('a /compact sent while a turn runs is queued and runs at the boundary in a turn of its own (R12.1, 0238)', {
+    timeout: 120_000,
+  }, async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const follow = client.follow(sid, 0);
+    expect(
+      await client.op(
+        sid,
+        'prompt',
+        { text: `first question ${'x'.repeat(400)}`, wait: true },
+        30_000,
+      ),
+    ).toMatchObject({ ok: true, status: 'complete' });
+    await client.op(sid, 'prompt', { text: '[scenario:run_command] go', inputId: 'in-go' });
+    await waitUntil(() => follow.events.some((e) => e.type === 'permission_requested'), {
+      timeoutMs: 10_000,
+      what: 'the permission request',
+    });
+    const queued = await client.op(sid, 'prompt', {
+      text: '/compact keep the plan',
+      inputId: 'in-compact',
+    });
+    expect(queued).toMatchObject({ ok: true, inputId: 'in-compact', delivery: 'queue' });
+    expect(follow.events.some((e) => e.type === 'compact_started')).toBe(false);
+    const request = follow.events.find((e) => e.type === 'permission_requested');
+    if (request?.type !== 'permission_requested') throw new Error('no permission request');
+    await client.op(sid, 'answer_permission', {
+      requestId: request.payload.requestId,
+      decision: 'allow',
+    });
+    const done = await client.op(
+      sid,
+      'await_ticket',
+      { ticketId: 'in-compact', until: 'completed', timeoutMs: 30_000 },
+      40_000,
+    );
+    expect(done).toMatchObject({
+      ok: true,
+      state: 'completed',
+      status: 'complete',
+      lifecycle: 'completed',
+    });
+    await waitUntil(() => follow.events.some((e) => e.type === 'session_compacted'), {
+      timeoutMs: 10_000,
+      what: 'the compaction on the wire',
+    });
+    // In order: the running turn ends, the command's turn starts on its promoted line, the
+    // compaction runs inside it, and the turn ends.
+    const marks = follow.events
+      .filter(
+        (e) =>
+          (e.type === 'turn_started' && e.payload.inputId === 'in-compact') ||
+          (e.type === 'turn_complete' && e.payload.inputId !== undefined) ||
+          (e.type === 'session_input_promoted' && e.payload.pendingInputId === 'in-compact') ||
+          e.type === 'compact_started' ||
+          e.type === 'session_compacted',
+      )
+      .map((e) => (e.type === 'turn_complete' ? `turn_complete:${e.payload.inputId}` : e.type))
+      .slice(1);
+    expect(marks).toEqual([
+      'turn_complete:in-go',
+      'session_input_promoted',
+      'turn_started',
+      'compact_started',
+      'session_compacted',
+      'turn_complete:in-compact',
+    ]);
+    expect(await ledgerRow(sid, 'in-compact')).toMatchObject({ status: 'promoted' });
+    const line = await stack.db
+      .selectFrom('messages')
+      .select(['data'])
+      .where('session_id', '=', sid)
+      .where('role', '=', 'user')
+      .execute();
+    expect(JSON.stringify(line)).toMatch(
+      /"kind":"slash_command".*"providerVisibility":"hidden"|"providerVisibility":"hidden".*"kind":"slash_command"/,
+    );
+    await follow.stop();
+  });
 });

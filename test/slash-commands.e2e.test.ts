@@ -86,7 +86,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     expect(help.json.command).toBe('help');
     const commands = (help.json.result as { commands: { name: string; kind: string }[] }).commands;
     expect(commands.map((c) => `${c.name}:${c.kind}`)).toEqual([
-      'compact:direct',
+      'compact:session',
       'goal:direct',
       'help:direct',
       'mode:direct',
@@ -94,7 +94,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
       'queue-mode:direct',
       'rename:direct',
       'review:template',
-      'rewind:direct',
+      'rewind:session',
       'status:direct',
     ]);
     const renamed = await prompt(sid, '/rename Port audit');

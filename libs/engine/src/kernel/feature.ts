@@ -246,7 +246,12 @@ type CommandKind =
   /** Run at once, never sent to the model (`/help`, `/status`, `/rename`). */
   | 'direct'
   /** Expands into a prompt (`/name args` from `.agentwire/prompts/<name>.md`). */
-  | 'template';
+  | 'template'
+  /**
+   * A session-level command (`/compact`, `/rewind`, R12.1): run at once when the session is
+   * idle, else queued as an action and run at the turn boundary (docs/decisions/0238).
+   */
+  | 'session';
 
 /** What `/help` says of a command. */
 export interface CommandInfo {
@@ -310,4 +315,6 @@ export interface CommandContext {
   commands(): Promise<readonly CommandInfo[]>;
   status(): SessionStatus;
   rename(title: string): Promise<void>;
+  /** True when nothing runs or waits: a session-level command runs at once (0238). */
+  idle(): boolean;
 }

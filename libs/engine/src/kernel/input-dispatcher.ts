@@ -4,7 +4,7 @@ import type { ActionDispatch } from './action-dispatch.ts';
 import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
 import type { InputFile, QueuePolicy } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
-import type { InputQueue, PendingInput } from './input-queue.ts';
+import type { InputQueue, PendingInput, SessionCommandAction } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { QueueEditor } from './queue-editor.ts';
@@ -30,6 +30,8 @@ export interface SubmitOptions {
   readonly expectedTurnId?: string | undefined;
   /** The files its `@file` references named (R7.3), read at normalisation. */
   readonly files?: readonly InputFile[] | undefined;
+  /** A session-level command while the session is busy: always queued (0238). */
+  readonly command?: SessionCommandAction | undefined;
 }
 
 /** Where a queued or guided input ended up (R14.3). */
@@ -114,6 +116,7 @@ export interface InputDispatcherDeps {
     inputId: string,
     traceId: string,
     admitted: boolean,
+    command?: SessionCommandAction,
   ) => TurnTicket;
 }
 
@@ -203,7 +206,7 @@ export class InputDispatcher {
       text: input,
       bytes,
       maxBytes: this.#d.maxInputBytes ?? Number.POSITIVE_INFINITY,
-      requestedDelivery: options.delivery,
+      requestedDelivery: options.command === undefined ? options.delivery : undefined,
       expectedTurnId: options.expectedTurnId,
       activeTurnId: active?.turnId,
       activeTurnStopping: active?.stopping ?? false,
@@ -221,7 +224,10 @@ export class InputDispatcher {
       });
       return { ok: false, inputId, reason: decision.reason };
     }
-    if (decision.delivery === 'startNow') {
+    // A command action waits in the followUp lane, even when the session became idle
+    // meanwhile: the scheduler runs it at once then (0238).
+    const delivery = options.command === undefined ? decision.delivery : 'queue';
+    if (delivery === 'startNow') {
       // Selected at once: it never waited, so its dispatch is not reported (0235).
       this.#actions.add(inputId, false).select(this.#d.ids.newId('rsv'));
       const ticket = this.#d.startTurn(input, files, inputId, traceId, false);
@@ -233,9 +239,10 @@ export class InputDispatcher {
       inputId,
       input,
       files,
-      delivery: decision.delivery,
+      delivery,
       targetTurnId: active?.turnId ?? null,
       traceId,
+      ...(options.command === undefined ? {} : { command: options.command }),
     };
     this.#queue.add(item);
     this.#actions.add(inputId, true);
@@ -244,13 +251,13 @@ export class InputDispatcher {
     const admission = {
       ok: true,
       inputId,
-      delivery: decision.delivery,
+      delivery,
       targetTurnId: item.targetTurnId,
       queueLength,
       settled,
     } as const;
     this.#remember(admission);
-    await this.#emitQueued(item, decision.delivery, queueLength);
+    await this.#emitQueued(item, delivery, queueLength);
     return admission;
   }
 
@@ -397,7 +404,14 @@ export class InputDispatcher {
     const log = (err: unknown) =>
       this.#d.logger.warn({ err, sessionId: this.#d.emitter.sessionId }, 'selection event failed');
     for (const item of run) void this.#actions.selected(item.inputId, item.traceId).catch(log);
-    const ticket = this.#d.startTurn(next.input, next.files, next.inputId, next.traceId, true);
+    const ticket = this.#d.startTurn(
+      next.input,
+      next.files,
+      next.inputId,
+      next.traceId,
+      true,
+      next.command,
+    );
     this.#actions.holdBatch(ticket.turnId, rest);
     this.#settle(next.inputId, { kind: 'started', ...ticket });
     return true;

@@ -24,6 +24,11 @@ export interface PromotionSpec {
   /** Files its `@file` references named (R7.3): file parts after the text part. */
   readonly files: readonly InputFile[];
   readonly inputId: string;
+  /**
+   * `slash_command`: a queued session-level command's line (0238), shown in the UI and the
+   * transcript but never sent to the model; a prompt otherwise.
+   */
+  readonly kind?: 'slash_command';
 }
 
 /**
@@ -46,9 +51,9 @@ export async function promoteUserInput(
       agent: 'build',
       semantics: {
         origin: 'real_user',
-        kind: 'user_prompt',
+        kind: spec.kind ?? 'user_prompt',
         uiVisibility: 'visible',
-        providerVisibility: 'visible',
+        providerVisibility: spec.kind === 'slash_command' ? 'hidden' : 'visible',
         transcriptVisibility: 'visible',
       },
       anchor: { turnId: spec.turnId, origin: 'realUser', sourceCommandId: spec.inputId },

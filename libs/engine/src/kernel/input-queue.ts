@@ -10,6 +10,14 @@ export interface PendingInput {
   /** The turn that was running when it was admitted. */
   readonly targetTurnId: string | null;
   readonly traceId: string;
+  /** A session-level command queued as an action (`/compact`, 0238): runs, not prompts. */
+  readonly command?: SessionCommandAction | undefined;
+}
+
+/** A session-level command and its arguments, queued to run at the turn boundary. */
+export interface SessionCommandAction {
+  readonly name: string;
+  readonly args: string;
 }
 
 /** Outcome of {@link InputQueue.reorder}. */
@@ -69,7 +77,8 @@ export class InputQueue {
     const i = this.#items.findIndex((item) => item.inputId === inputId);
     const item = this.#items[i];
     if (item === undefined) return undefined;
-    const edited: PendingInput = { ...item, input, files };
+    // The new text is a prompt: an edited command action becomes one (0238).
+    const edited: PendingInput = { ...item, input, files, command: undefined };
     this.#items[i] = edited;
     return edited;
   }
@@ -102,8 +111,11 @@ export class InputQueue {
   takeQueuedRun(): PendingInput[] {
     const start = this.#items.findIndex((item) => item.delivery === 'queue');
     if (start < 0) return [];
+    // A command action is an action of its own, never part of a batch (0238).
+    if (this.#items[start]?.command !== undefined) return this.#items.splice(start, 1);
     let end = start;
-    while (this.#items[end]?.delivery === 'queue') end += 1;
+    while (this.#items[end]?.delivery === 'queue' && this.#items[end]?.command === undefined)
+      end += 1;
     return this.#items.splice(start, end - start);
   }
 

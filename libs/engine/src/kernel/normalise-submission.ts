@@ -207,6 +207,8 @@ export type NormalisedSubmission =
       readonly command: string;
       readonly result: Readonly<Record<string, unknown>>;
     }
+  /** A session-level command while the session is busy: queued as an action (0238). */
+  | { readonly kind: 'action'; readonly command: string; readonly args: string }
   | { readonly kind: 'prompt'; readonly input: PromptInput };
 
 /**
@@ -235,14 +237,16 @@ export async function normaliseSubmission(
         { command: name, known },
       );
     }
-    if (options.promptOnly === true && command.kind === 'direct') {
+    if (options.promptOnly === true && (command.kind === 'direct' || command.kind === 'session')) {
       throw new RuntimeError(
         'invalid_command',
         `/${name} runs at once; only a prompt or a template can stand here`,
         { command: name, usage: command.usage },
       );
     }
-    const outcome = await command.run((match[2] ?? '').trim(), ctx);
+    const args = (match[2] ?? '').trim();
+    if (command.kind === 'session' && !ctx.idle()) return { kind: 'action', command: name, args };
+    const outcome = await command.run(args, ctx);
     if (outcome.kind === 'result')
       return { kind: 'command', command: name, result: outcome.result };
     prompt = outcome.text;

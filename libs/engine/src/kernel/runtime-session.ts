@@ -108,6 +108,8 @@ interface ActiveTurn {
   ending: boolean;
   /** Its input is not committed yet (R12.3 `preparing`): an interrupt re-queues it (R12.5). */
   preparing: boolean;
+  /** It runs a queued session-level command, not the model (0238). */
+  readonly command: boolean;
 }
 
 /**
@@ -161,7 +163,9 @@ export class RuntimeSession {
       rename: (title) => this.rename(title),
       history: this.#history,
       requests: this.#requests,
-      turnRunning: () => this.#active !== undefined,
+      // A command action's turn is the boundary its command runs at (0238).
+      turnRunning: () => this.#active !== undefined && !this.#active.command,
+      idle: () => this.#scheduler.idle(),
       wake: () => this.#scheduler.wake(),
       summaryTitle: (text) => this.#titles.summarise(text),
     });
@@ -182,7 +186,7 @@ export class RuntimeSession {
         const { turnId, inputId, controller } = active;
         return { turnId, inputId, stopping: controller.signal.aborted };
       },
-      startTurn: (input, files, inputId, traceId, admitted) =>
+      startTurn: (input, files, inputId, traceId, admitted, command) =>
         this.#startTurn({
           turnId: options.ids.newId('turn'),
           input,
@@ -190,6 +194,7 @@ export class RuntimeSession {
           inputId,
           traceId,
           admitted,
+          ...(command === undefined ? {} : { command }),
         }),
     });
     this.#scheduler = new IdleScheduler({
@@ -345,6 +350,19 @@ export class RuntimeSession {
       const { command, result } = normalised;
       return { ok: true, inputId, delivery: 'command', command, result };
     }
+    if (normalised.kind === 'action') {
+      // A session-level command while the session is busy: queued as an action, run at the
+      // turn boundary in order (R12.1, 0238).
+      const { command: name, args } = normalised;
+      const admission = await this.#inputs.submit(input.trim(), {
+        ...options,
+        inputId,
+        files: [],
+        command: { name, args },
+      });
+      this.#scheduler.wake();
+      return admission;
+    }
     const { text, files } = normalised.input;
     return this.#inputs.submit(text, { ...options, inputId, files });
   }
@@ -401,7 +419,7 @@ export class RuntimeSession {
   async editInput(inputId: string, text: string): Promise<void> {
     this.#assertUsable();
     const normalised = await this.#features.normalise(text, { promptOnly: true });
-    if (normalised.kind === 'command') throw new Error('a direct command ran in an edit');
+    if (normalised.kind !== 'prompt') throw new Error('a command ran in an edit');
     await this.#inputs.editor.edit(inputId, normalised.input.text, normalised.input.files);
   }
 
@@ -555,6 +573,7 @@ export class RuntimeSession {
       done,
       ending: false,
       preparing: true,
+      command: spec.command !== undefined,
     };
     this.#active = active;
     return { turnId: spec.turnId, done };

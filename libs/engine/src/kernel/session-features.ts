@@ -43,6 +43,8 @@ export interface SessionFeaturesOptions {
   readonly requests: RequestChain;
   readonly writer: TranscriptWriter;
   readonly turnRunning: () => boolean;
+  /** Nothing runs or waits (a session-level command runs at once, 0238). */
+  readonly idle: () => boolean;
   /** Asks the session to run its idle check (`FeatureContext.wake`). */
   readonly wake: () => void;
   /** A summary title from the sidecar (`FeatureContext.summaryTitle`). */
@@ -127,7 +129,7 @@ export class SessionFeatures {
   async runCommand(name: string, args: string): Promise<Readonly<Record<string, unknown>>> {
     const ctx = this.#context();
     const command = await this.set.resolve(name, ctx);
-    if (command === undefined || command.kind !== 'direct') {
+    if (command === undefined || command.kind === 'template') {
       throw new RuntimeError('unknown_command', `no direct command /${name}`, { command: name });
     }
     const outcome = await command.run(args, ctx);
@@ -154,6 +156,7 @@ export class SessionFeatures {
       commands: () => this.set.list(ctx),
       status: this.#o.status,
       rename: this.#o.rename,
+      idle: this.#o.idle,
     };
     return ctx;
   }

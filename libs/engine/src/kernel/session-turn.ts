@@ -5,6 +5,7 @@ import { AppendError } from './append-error.ts';
 import type { InputFile, SyntheticTurn } from './feature.ts';
 import type { InputDispatcher } from './input-dispatcher.ts';
 import { promoteUserInput } from './input-promotion.ts';
+import type { SessionCommandAction } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
 import type { TurnScanner } from './open-turn.ts';
 import type { PermissionBroker } from './permission-broker.ts';
@@ -30,6 +31,8 @@ export interface TurnStart {
   readonly admitted: boolean;
   /** A feature's own turn (docs/decisions/0231): a synthetic notice, not a submission. */
   readonly synthetic?: SyntheticTurn;
+  /** A queued session-level command (0238): its turn runs the command, not the model. */
+  readonly command?: SessionCommandAction;
 }
 
 /** What a turn's life uses of its session (`RuntimeSession` gives its parts). */
@@ -93,11 +96,23 @@ export async function runSessionTurn(
       await d.actions.committing(inputId, traceId);
       const write = await promoteUserInput(
         { ...d.o, ledger: d.ledger },
-        { turnId, traceId, messageId: userMessageId, input, files, inputId },
+        {
+          turnId,
+          traceId,
+          messageId: userMessageId,
+          input,
+          files,
+          inputId,
+          ...(spec.command === undefined ? {} : { kind: 'slash_command' as const }),
+        },
       );
       // A turn never runs on a user message that did not commit (issue 9).
       if (!write.committed) throw await d.inputs.failStart(inputId, traceId, write);
       d.actions.running(inputId, turnId);
+    }
+    if (spec.command !== undefined) {
+      started = true;
+      return await runCommandTurn(d, spec, spec.command, userMessageId);
     }
     d.titles.maybeGenerate(titleInput, userMessageId, d.turnCount());
     await d.eviction.evictNow();
@@ -179,4 +194,39 @@ async function prepare(
     await d.actions.requeue(inputId, traceId);
   }
   d.prepared(spec.turnId);
+}
+
+/**
+ * A queued session-level command's turn (R12.1, docs/decisions/0238): its command line is
+ * committed as a `slash_command` message (the UI shows it, the model does not), then the
+ * command runs, between `turn_started` and `turn_complete`, so its ticket is delivered and
+ * completed like a prompt's. The model is not asked. A command that fails throws: the turn
+ * is sealed `turn_error` with its error.
+ */
+async function runCommandTurn(
+  d: SessionTurnDeps,
+  spec: TurnStart,
+  command: SessionCommandAction,
+  messageId: string,
+): Promise<TurnOutcome> {
+  const { turnId, traceId, inputId } = spec;
+  const started = d.o.clock.now();
+  await d.o.emitter.emit('turn_started', turnId, traceId, {
+    turnNumber: d.turnCount(),
+    input: spec.input,
+    messageId,
+    ...(inputId === undefined ? {} : { inputId }),
+  });
+  const result = await d.features.runCommand(command.name, command.args);
+  const response = JSON.stringify(result);
+  await d.o.emitter.emit('turn_complete', turnId, traceId, {
+    response,
+    tokenCount: 0,
+    toolCallCount: 0,
+    duration: d.o.clock.now() - started,
+    resultType: 'success',
+    ...(inputId === undefined ? {} : { inputId }),
+  });
+  d.sealed(turnId);
+  return { turnId, status: 'complete', response };
 }

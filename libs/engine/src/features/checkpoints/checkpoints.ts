@@ -86,7 +86,7 @@ function attach(ctx: FeatureContext): FeatureHooks {
 
   const rewind: SlashCommand = {
     name: 'rewind',
-    kind: 'direct',
+    kind: 'session',
     summary: 'List the checkpoints, or put the workspace back as it was before one',
     usage: '/rewind [checkpointId]',
     run: async (args, command) => {
@@ -98,7 +98,8 @@ function attach(ctx: FeatureContext): FeatureHooks {
           known: checkpoints.map((c) => c.checkpointId),
         });
       }
-      const running = command.status().activeTurnId;
+      // A command action's own turn (0238) is the boundary it runs at, not a running turn.
+      const running = ctx.turnRunning() ? command.status().activeTurnId : null;
       if (running !== null || rewinding) {
         throw new RuntimeError(
           'turn_in_progress',

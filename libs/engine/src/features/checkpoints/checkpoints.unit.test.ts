@@ -114,7 +114,7 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     });
   });
 
-  it('refuses a rewind while a turn runs, and one to an unknown checkpoint', async () => {
+  it('queues a rewind sent while a turn runs and runs it at the boundary (0238); refuses an unknown checkpoint', async () => {
     const h = setup();
     await h.session.runCommand('mode', 'yolo');
     await turn(h, '[scenario:two_tools] one');
@@ -130,12 +130,29 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       timeoutMs: 2_000,
       intervalMs: 2,
     });
-    await expect(h.session.submit(`/rewind ${id}`)).rejects.toMatchObject({
-      code: 'turn_in_progress',
-    });
+    const queued = await h.session.submit(`/rewind ${id}`, { inputId: 'in-rewind' });
+    expect(queued).toMatchObject({ ok: true, inputId: 'in-rewind', delivery: 'queue' });
+    expect(h.events.some((e) => e.type === 'rewind_triggered')).toBe(false);
     const [requestId = ''] = h.session.permissions.pendingRequestIds();
     h.session.answerPermission(requestId, { decision: 'deny' });
     if (running.ok && 'done' in running) await running.done;
+    await waitUntil(() => h.session.actionState('in-rewind') === 'completed', {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    // Its own turn, after the held one: the command line committed (hidden from the model),
+    // then the rewind.
+    const types = h.events.map((e) => e.type);
+    const ofRewind = h.events
+      .filter((e) => e.turnId === h.events.at(-1)?.turnId)
+      .map((e) => e.type);
+    expect(ofRewind).toEqual(['turn_started', 'turn_complete']);
+    expect(types.indexOf('rewind_triggered')).toBeGreaterThan(types.indexOf('turn_complete'));
+    const line = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-1);
+    expect(line?.value).toMatchObject({
+      message: { semantics: { kind: 'slash_command', providerVisibility: 'hidden' } },
+    });
+    expect(JSON.stringify(h.session.history)).not.toContain('/rewind');
   });
 
   it('recovers its checkpoints from the stream, minus those a rewind undid', async () => {

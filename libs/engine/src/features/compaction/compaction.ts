@@ -359,7 +359,7 @@ function attach(ctx: FeatureContext, autoShare: number | undefined): FeatureHook
 
   const command: SlashCommand = {
     name: 'compact',
-    kind: 'direct',
+    kind: 'session',
     summary: 'Summarise the conversation before the last prompt to free the context',
     usage: '/compact [focus]',
     run: async (args) => {

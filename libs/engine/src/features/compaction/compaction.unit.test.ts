@@ -112,7 +112,7 @@ describe('/compact (issue 13 item 3, docs/decisions/0229)', () => {
     expect(next.some((m) => m.content === LONG)).toBe(false);
   });
 
-  it('refuses with nothing to compact, while a turn runs, and while a compaction runs; nothing changes', async () => {
+  it('refuses with nothing to compact and while a compaction runs, queues while a turn runs; nothing changes', async () => {
     const { session, events, run, compactEvents } = harness();
     await expect(session.submit('/compact')).rejects.toMatchObject({ code: 'nothing_to_compact' });
     await run(LONG);
@@ -124,13 +124,24 @@ describe('/compact (issue 13 item 3, docs/decisions/0229)', () => {
       timeoutMs: 2_000,
       intervalMs: 2,
     });
-    await expect(session.submit('/compact')).rejects.toMatchObject({ code: 'turn_in_progress' });
+    // While a turn runs, /compact waits in the queue as an action (0238); removed, it never runs.
+    expect(await session.submit('/compact', { inputId: 'in-compact' })).toMatchObject({
+      ok: true,
+      delivery: 'queue',
+    });
+    await session.removeInput('in-compact');
     session.interrupt();
     await held.done;
-    // A slow summary: a second /compact meanwhile is refused.
+    // A slow summary: a second /compact meanwhile waits for it in the queue, and a direct
+    // run of it (the operation's way) is refused.
     const first = session.submit('/compact [scenario:slow_text]');
     await waitUntil(() => compactEvents().length === 1, { timeoutMs: 2_000, intervalMs: 2 });
-    await expect(session.submit('/compact')).rejects.toMatchObject({
+    expect(await session.submit('/compact', { inputId: 'in-second' })).toMatchObject({
+      ok: true,
+      delivery: 'queue',
+    });
+    await session.removeInput('in-second');
+    await expect(session.runCommand('compact', '')).rejects.toMatchObject({
       code: 'compaction_in_progress',
     });
     await expect(first).resolves.toMatchObject({ ok: true });

@@ -13,6 +13,7 @@ function ctx(files: Record<string, string>, withWorkspace = true): CommandContex
       throw new Error('not used');
     },
     rename: async () => {},
+    idle: () => true,
   };
 }
 

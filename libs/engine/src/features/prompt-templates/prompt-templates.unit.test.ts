@@ -19,6 +19,7 @@ const ctx: CommandContext = {
     throw new Error('not used');
   },
   rename: async () => {},
+  idle: () => true,
 };
 
 describe('prompt templates (R12.1)', () => {

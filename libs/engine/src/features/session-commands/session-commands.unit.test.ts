@@ -20,6 +20,7 @@ function ctx(): CommandContext & { renamed: string[] } {
     commands: async () => [{ name: 'help', kind: 'direct', summary: 'h', usage: '/help' }],
     status: () => status,
     rename: async (title) => void renamed.push(title),
+    idle: () => true,
   };
 }
 
