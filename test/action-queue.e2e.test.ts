@@ -454,6 +454,11 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
       60_000,
     );
     expect(after).toMatchObject({ ok: true, status: 'complete' });
+    await waitUntil(
+      () =>
+        follow.events.some((e) => e.type === 'turn_complete' && e.payload.inputId === 'in-after'),
+      { timeoutMs: 10_000, what: "the last turn's end on the wire" },
+    );
     const ids = ['in-run', 'in-commit', 'in-queued', 'in-after'];
     await waitUntil(
       async () =>
@@ -567,10 +572,12 @@ describe('the action lifecycle (R12.3, R12.5)', () => {
       status: 'complete',
       lifecycle: 'completed',
     });
-    await waitUntil(() => follow.events.some((e) => e.type === 'session_compacted'), {
-      timeoutMs: 10_000,
-      what: 'the compaction on the wire',
-    });
+    // The ticket completes as the turn's end is appended; the follower sees it a little later.
+    await waitUntil(
+      () =>
+        follow.events.some((e) => e.type === 'turn_complete' && e.payload.inputId === 'in-compact'),
+      { timeoutMs: 10_000, what: "the command turn's end on the wire" },
+    );
     // In order: the running turn ends, the command's turn starts on its promoted line, the
     // compaction runs inside it, and the turn ends.
     const marks = follow.events
