@@ -17,11 +17,12 @@ const count = (events: readonly SessionEvent[], type: string) =>
 /** A session whose first turn waits on its permission request. */
 async function running() {
   const h = createSessionHarness({});
-  await h.session.submit('[scenario:run_command] go');
+  const first = await h.session.submit('[scenario:run_command] go');
+  if (!first.ok || first.delivery !== 'startNow') throw new Error('not started');
   await waitUntil(() => permissions(h.events).length === 1, quickly);
   const allow = () =>
     h.session.answerPermission(permissions(h.events)[0] ?? '', { decision: 'allow' });
-  return { ...h, allow };
+  return { ...h, allow, firstDone: first.done };
 }
 
 describe('queue modes (R12.2, docs/decisions/0236)', () => {
@@ -32,9 +33,11 @@ describe('queue modes (R12.2, docs/decisions/0236)', () => {
       await h.session.runOperation('set_queue_modes', { followUpMode: 'all', autoDrain: false }),
     ).toEqual({ steeringMode: 'all', followUpMode: 'all', autoDrain: false, changed: true });
     h.allow();
-    await waitUntil(() => count(h.events, 'turn_complete') === 1, quickly);
-    // Nothing starts by itself: the three still wait, queued.
-    await new Promise((r) => setTimeout(r, 50));
+    // Once the first turn is over (its end handled, the queue consulted), nothing started:
+    // the three still wait, queued.
+    await h.firstDone;
+    await h.appender.idle();
+    expect(h.session.activeTurnId).toBeUndefined();
     expect(count(h.events, 'turn_started')).toBe(1);
     expect(h.session.pendingInputIds).toEqual(['a', 'b', 'c']);
     await h.session.runOperation('set_queue_modes', { autoDrain: true });
