@@ -112,7 +112,7 @@ describe('a 5 MB tool result (issue 18)', () => {
       let output: string | null = null;
       await waitUntil(
         async () => {
-          const rows = await loadTranscriptRows(stack.db, sid);
+          const { rows } = await loadTranscriptRows(stack.db, sid);
           output =
             rows.flatMap((r) => r.parts).find((p) => p.type === 'tool' && p.status === 'completed')
               ?.output ?? null;

@@ -102,7 +102,7 @@ describe('a long session does not outgrow the broker (issue 18)', () => {
 
     // A cold open reads the same history from Postgres (R10.4): the last request plus the
     // answer to it, message for message.
-    const transcript = historyFromTranscript(await loadTranscriptRows(stack.db, sid));
+    const transcript = historyFromTranscript((await loadTranscriptRows(stack.db, sid)).rows);
     expect(transcript.map(shape)).toEqual(
       [...last, { role: 'assistant', content: 'Read README.md.' }].map(shape),
     );

@@ -96,6 +96,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
       'review:template',
       'rewind:session',
       'status:direct',
+      'tree:session',
     ]);
     const renamed = await prompt(sid, '/rename Port audit');
     expect(renamed.json).toMatchObject({ command: 'rename', result: { title: 'Port audit' } });
@@ -166,6 +167,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
       'review',
       'rewind',
       'status',
+      'tree',
     ]);
     const status = await prompt(sid, '/status');
     expect(status.json.result).toMatchObject({ turnCount: 1, pendingInputIds: [] });

@@ -48,13 +48,20 @@ async function session() {
   return { sid, follow, owner: String(opened.owner) };
 }
 
+/** One branch as `/tree` lists it. */
+interface Branch {
+  readonly leafId: string;
+  readonly active: boolean;
+  readonly firstMessage?: { readonly preview: string };
+}
+
 const checkpointsOf = (events: readonly SessionEvent[], turnId: string) =>
   events.flatMap((e) =>
     e.type === 'checkpoint_created' && e.turnId === turnId ? [e.payload.checkpointId] : [],
   );
 
 describe('undo: checkpoints and rewind (issue 12)', () => {
-  it('rewinds the workspace to before turn 2 byte for byte, on another instance after a SIGKILL', async () => {
+  it('rewinds files and conversation to before turn 2, on another instance after a SIGKILL, and goes back to the abandoned branch', async () => {
     const { sid, follow, owner } = await session();
     const turnIds: string[] = [];
     let afterTurn1 = '';
@@ -64,6 +71,7 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
       turnIds.push(String(turn.ok ? turn.turnId : ''));
       if (scenario === 'undo_create') afterTurn1 = await treeHash();
     }
+    const afterTurn3 = await treeHash();
     expect(await readFile(path.join(stack.workspace, 'out/c.txt'), 'utf8')).toBe('c');
     const [beforeTurn2] = checkpointsOf(follow.events, turnIds[1] ?? '');
     expect(checkpointsOf(follow.events, turnIds[1] ?? '')).toHaveLength(2);
@@ -73,7 +81,12 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
     expect(rewound).toMatchObject({
       ok: true,
       command: 'rewind',
-      result: { strategy: 'file_only', removed: ['d.txt', 'out/c.txt'], unrestorable: [] },
+      result: {
+        scope: 'both',
+        strategy: 'active_chain',
+        removed: ['d.txt', 'out/c.txt'],
+        unrestorable: [],
+      },
     });
     const result = (rewound as unknown as { result: { restored: string[] } }).result;
     expect([...result.restored].sort()).toEqual(['b.txt', 'src/a.txt']);
@@ -83,22 +96,27 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
     const triggered = follow.events.filter((e) => e.type === 'rewind_triggered');
     expect(triggered.map((e) => e.payload)).toEqual([
       expect.objectContaining({
-        scope: 'workspace',
-        strategy: 'file_only',
+        scope: 'both',
+        strategy: 'active_chain',
         targetCheckpointId: beforeTurn2,
       }),
     ]);
-    // The next turn's model is told (R8): a model-only notice after its prompt, in the
-    // transcript for a cold open, hidden from the UI (docs/decisions/0230).
-    const next = await client.runTurn(sid, 'what changed?', follow);
-    expect(next).toMatchObject({ ok: true, status: 'complete' });
-    const request = follow.events.findLast(
-      (e) => e.type === 'model_request' && e.turnId === (next.ok ? next.turnId : ''),
-    );
-    if (request?.type !== 'model_request') throw new Error('no request in the next turn');
-    const sent = request.payload.messages;
-    expect(sent.at(-1)?.content).toContain(`rewound the workspace to checkpoint ${beforeTurn2}`);
-    expect(sent.at(-2)?.content).toBe('what changed?');
+    // The next turn's model sees turn 1, the rewind notice and its prompt: none of turns
+    // 2 and 3 (docs/decisions/0239), though they stay stored.
+    const sentIn = async (text: string) => {
+      const turn = await client.runTurn(sid, text, follow);
+      expect(turn).toMatchObject({ ok: true, status: 'complete' });
+      const request = follow.events.findLast(
+        (e) => e.type === 'model_request' && e.turnId === (turn.ok ? turn.turnId : ''),
+      );
+      if (request?.type !== 'model_request') throw new Error(`no request in the turn of ${text}`);
+      return request.payload.messages.map((m) => String(m.content));
+    };
+    const sent = await sentIn('what changed?');
+    expect(sent.at(-1)).toBe('what changed?');
+    expect(sent.at(-2)).toContain('rewound this conversation');
+    expect(sent).toContain('[scenario:undo_create] go');
+    expect(sent.join('\n')).not.toMatch(/undo_change|undo_more/);
     const notices = await stack.db
       .selectFrom('messages')
       .select(['data'])
@@ -110,6 +128,25 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
     expect(kinds.filter((k) => k?.kind === 'rewind_notice')).toEqual([
       expect.objectContaining({ uiVisibility: 'hidden', providerVisibility: 'visible' }),
     ]);
+    // /tree lists the abandoned branch; moving there brings its files back.
+    const listed = await client.op(sid, 'prompt', { text: '/tree' });
+    const { branches } = (listed as unknown as { result: { branches: Branch[] } }).result;
+    expect(branches).toHaveLength(2);
+    const abandoned = branches.find((b) => !b.active);
+    expect(abandoned?.firstMessage?.preview).toBe('[scenario:undo_change] go');
+    const back = await client.op(sid, 'prompt', { text: `/tree ${abandoned?.leafId}` });
+    expect(back).toMatchObject({ ok: true, result: { scope: 'both', strategy: 'active_chain' } });
+    expect(await treeHash()).toBe(afterTurn3);
+    // A cold open on a third instance rebuilds the same chain from Postgres (R10.4).
+    // rtB took the session over from the first owner, the only other instance.
+    await stack.startRuntime('rtC');
+    await stack.killRuntime(owner === 'rtA' ? 'rtB' : 'rtA');
+    const cold = await sentIn('and now?');
+    expect(cold.at(-1)).toBe('and now?');
+    expect(cold.at(-2)).toContain('switched this conversation');
+    expect(cold).toContain('[scenario:undo_change] go');
+    expect(cold).toContain('[scenario:undo_more] go');
+    expect(cold).not.toContain('what changed?');
     await follow.stop();
   });
 

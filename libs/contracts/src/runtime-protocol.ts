@@ -183,7 +183,11 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   the workspace, missing, not a file, not text or too large; detail `reference`,
  *   `reason`); `unknown_model` (a model selection that is not configured; detail `model`,
  *   `known`); `unknown_checkpoint` (`/rewind` to a checkpoint this session does not hold;
- *   detail `checkpointId`, `known`); `unknown_ticket` (`await_ticket` of an input id the
+ *   detail `checkpointId`, `known`); `checkpoint_not_on_branch` (`/rewind` to a
+ *   checkpoint of a branch the conversation is not on, 0239; detail `checkpointId`);
+ *   `unknown_message` (`/rewind` or `/tree` to a message this session does not hold;
+ *   detail `messageId`); `nothing_to_rewind` (`/rewind` to the end of the last turn:
+ *   nothing follows it; detail `messageId`); `unknown_ticket` (`await_ticket` of an input id the
  *   session never accepted; detail `ticketId`);
  * - goals (0231): `no_goal` (`/goal pause|resume|clear` in a session without one),
  *   `invalid_goal_state` (pause of a goal that is not active, resume of one that is not
@@ -219,6 +223,9 @@ export const RuntimeErrorCode = z.enum([
   'invalid_file_reference',
   'unknown_model',
   'unknown_checkpoint',
+  'checkpoint_not_on_branch',
+  'unknown_message',
+  'nothing_to_rewind',
   'unknown_ticket',
   'no_goal',
   'invalid_goal_state',

@@ -16,6 +16,7 @@ export {
   type ResidentSessionFacts,
 } from './residency-decision.ts';
 export { type ResidencyOptions, resolveResidencyOptions } from './residency-options.ts';
+export { activeChain, type TreeRow, treeLeaf, treeParents } from './session-tree.ts';
 export { shouldGenerateTitle, type TitleGenerationConfig } from './should-generate-title.ts';
 export { syntheticAnchorOrigin, syntheticNoticeSemantics } from './synthetic-notice.ts';
 export { decideTitleWriteBack, replaceableTitleSources } from './title-write-back.ts';

@@ -11,6 +11,7 @@ export {
   type TranscriptRow,
 } from './kernel/history-from-transcript.ts';
 export type { Admission } from './kernel/input-dispatcher.ts';
+export { chainedWriter, MessageChain } from './kernel/message-chain.ts';
 export { recoveryTypes } from './kernel/normalise-submission.ts';
 export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
 export type {
@@ -22,6 +23,8 @@ export type {
   RuntimeClock,
   RuntimeLogger,
   SessionSink,
+  TranscriptReader,
+  TreeMessage,
   UsageRecorder,
   WorkspaceFileFailure,
   WorkspaceFiles,

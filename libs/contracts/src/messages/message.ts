@@ -3,6 +3,13 @@ import { z } from 'zod';
 import { EpochMs, ErrorPayload, ModelSelection, SyntheticSource } from '../payloads/common.ts';
 import { MessageAnchor, MessageSemantics } from './message-semantics.ts';
 
+/**
+ * The message before this one on its branch of the session tree (docs/decisions/0239),
+ * `null` for the session's first; absent on rows written before the tree, whose parent is
+ * the message before them in the transcript's order (R7.8).
+ */
+const TreeParentId = z.string().min(1).nullable().optional();
+
 /** Who may see a user message's input (R16.2 `inputVisibility`, R16.4 `visibility`). */
 const InputVisibility = z.enum(['user-visible', 'model-only']);
 
@@ -23,6 +30,7 @@ export const UserMessage = z.object({
   visibility: InputVisibility.optional(),
   semantics: MessageSemantics.optional(),
   anchor: MessageAnchor.optional(),
+  treeParentId: TreeParentId,
 });
 export type UserMessage = z.infer<typeof UserMessage>;
 
@@ -63,6 +71,7 @@ export const AssistantMessage = z.object({
   finish: z.string().optional(),
   semantics: MessageSemantics.optional(),
   anchor: MessageAnchor.optional(),
+  treeParentId: TreeParentId,
 });
 export type AssistantMessage = z.infer<typeof AssistantMessage>;
 

@@ -13,6 +13,7 @@ import type {
   UserMessagePart,
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import type { SessionTree } from './chain-move.ts';
 import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
 import type { RequestMessages } from './request-chain.ts';
 import type { ToolDefinition } from './tool-definition.ts';
@@ -71,6 +72,8 @@ export interface FeatureContext {
   currentModel(): CatalogModel;
   /** The conversation the model sees, for a feature that rewrites it (compaction, 0229). */
   readonly conversation: Conversation;
+  /** The session as a tree (0239); absent when the host gives no transcript reader. */
+  readonly tree: SessionTree | undefined;
   /** True while a turn runs. */
   turnRunning(): boolean;
   /**

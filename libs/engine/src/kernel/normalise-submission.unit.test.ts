@@ -39,7 +39,9 @@ describe('submissions are normalised before admission (R12.1)', () => {
       'queue-mode',
       'rename',
       'review',
+      'rewind',
       'status',
+      'tree',
     ]);
     const status = await session.submit('  /status  ');
     expect(status).toMatchObject({
@@ -76,11 +78,13 @@ describe('submissions are normalised before admission (R12.1)', () => {
         'queue-mode',
         'rename',
         'review',
+        'rewind',
         'status',
+        'tree',
       ],
     });
     expect(err.message).toContain(
-      '/goal, /help, /mode, /model, /queue-mode, /rename, /review, /status',
+      '/goal, /help, /mode, /model, /queue-mode, /rename, /review, /rewind, /status, /tree',
     );
     expect((await refusal(session.submit('/rename'))).code).toBe('invalid_command');
     // Only its arrival (0233): nothing admitted, nothing else said.

@@ -1,4 +1,5 @@
 import type { SessionEvent } from '@agentwire/contracts';
+import type { TranscriptRow } from './history-from-transcript.ts';
 
 /** Outcome of publishing one numbered event to the bus. */
 export type PublishOutcome =
@@ -95,6 +96,31 @@ export interface WorkspaceFiles {
   listPromptTemplates(): Promise<readonly string[]>;
 }
 
+/** One message of the session tree, as the transcript reader gives it (0239). */
+export interface TreeMessage {
+  readonly id: string;
+  /** As stored: `null` at the root, `undefined` on a row written before the tree. */
+  readonly treeParentId?: string | null | undefined;
+  readonly role: 'user' | 'assistant';
+  /** A real prompt: a user message neither synthetic nor a command line. */
+  readonly prompt: boolean;
+  /** The start of its first text part, for listings. */
+  readonly preview: string;
+}
+
+/**
+ * The session's stored transcript, read back by the host (docs/decisions/0239): what a move
+ * of the active chain and `/tree` need. Each read first waits until the worker committed
+ * every write of the session (its persistence commands are all applied), so what the
+ * session wrote is there.
+ */
+export interface TranscriptReader {
+  /** Every message of the session, in the transcript's order. */
+  tree(sessionId: string): Promise<readonly TreeMessage[]>;
+  /** The rows the model's history is built from, along the chain ending at `leafId`. */
+  chain(sessionId: string, leafId: string): Promise<readonly TranscriptRow[]>;
+}
+
 /** What a checkpoint recorded (docs/decisions/0225). */
 interface CheckpointCapture {
   /** Where any runtime instance reads it back. */
@@ -114,6 +140,8 @@ export type WorkspaceRewind =
       readonly removed: readonly string[];
       /** Files the checkpoints hold as not restorable, left as they are. */
       readonly unrestorable: readonly string[];
+      /** What the rewind overwrote, recorded as the checkpoint `keepAs` names (0239). */
+      readonly kept?: CheckpointCapture;
     }
   | {
       readonly ok: false;
@@ -141,5 +169,15 @@ export interface CheckpointStore {
    * taken since, oldest first: each file to its state before the first of them that
    * touched it. Refuses, changing nothing, when a file differs from what the agent left.
    */
-  rewind(sessionId: string, checkpointIds: readonly string[]): Promise<WorkspaceRewind>;
+  rewind(
+    sessionId: string,
+    checkpointIds: readonly string[],
+    options?: {
+      /**
+       * Records the files the rewind changes as they are now, as this checkpoint (settled
+       * after the restore), so the branch left behind can get them back (0239).
+       */
+      readonly keepAs?: string;
+    },
+  ): Promise<WorkspaceRewind>;
 }

@@ -14,6 +14,7 @@ import {
 } from './input-dispatcher.ts';
 import { InputQueue } from './input-queue.ts';
 import { LedgerBook } from './ledger-book.ts';
+import { chainedWriter, MessageChain } from './message-chain.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
 import type {
@@ -22,6 +23,7 @@ import type {
   IdSource,
   RuntimeClock,
   RuntimeLogger,
+  TranscriptReader,
   WorkspaceFiles,
 } from './ports.ts';
 import { type LastRequest, RequestChain } from './request-chain.ts';
@@ -56,6 +58,8 @@ export interface SessionStart {
   readonly lastRequest?: LastRequest;
   /** The last event of each type the features recover from (`recoveryTypes`), in order. */
   readonly featureEvents?: readonly SessionEvent[];
+  /** The session tree's current leaf and its parent (docs/decisions/0239); none when empty. */
+  readonly leaf?: { readonly id: string; readonly parentId: string | null };
 }
 
 /** Dependencies of {@link RuntimeSession}. */
@@ -96,6 +100,8 @@ export interface RuntimeSessionOptions {
   readonly models?: readonly CatalogModel[];
   /** Where workspace checkpoints go (docs/decisions/0225); none are taken without it. */
   readonly checkpoints?: CheckpointStore;
+  /** The stored transcript, read back for the session tree's moves (0239). */
+  readonly transcripts?: TranscriptReader;
 }
 
 /** The running turn. */
@@ -145,7 +151,10 @@ export class RuntimeSession {
   /** The parts a turn's life uses (`runSessionTurn`). */
   readonly #turnDeps: SessionTurnDeps;
 
-  constructor(options: RuntimeSessionOptions) {
+  constructor(given: RuntimeSessionOptions) {
+    // Every message written follows the session's leaf (docs/decisions/0239).
+    const chain = new MessageChain(given.start.leaf);
+    const options: RuntimeSessionOptions = { ...given, writer: chainedWriter(given.writer, chain) };
     this.#o = options;
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
@@ -163,6 +172,7 @@ export class RuntimeSession {
       rename: (title) => this.rename(title),
       history: this.#history,
       requests: this.#requests,
+      chain,
       // A command action's turn is the boundary its command runs at (0238).
       turnRunning: () => this.#active !== undefined && !this.#active.command,
       idle: () => this.#scheduler.idle(),

@@ -1,5 +1,6 @@
 import type { SessionEvent, TimelinePart } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import { sessionTree } from './chain-move.ts';
 import type {
   CatalogModel,
   CommandContext,
@@ -7,12 +8,19 @@ import type {
   SessionFeature,
   SessionStatus,
 } from './feature.ts';
+import type { MessageChain } from './message-chain.ts';
 import {
   FeatureSet,
   type NormalisedSubmission,
   normaliseSubmission,
 } from './normalise-submission.ts';
-import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import type {
+  CheckpointStore,
+  IdSource,
+  RuntimeClock,
+  TranscriptReader,
+  WorkspaceFiles,
+} from './ports.ts';
 import type { RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
@@ -42,6 +50,10 @@ export interface SessionFeaturesOptions {
   readonly history: ModelMessage[];
   readonly requests: RequestChain;
   readonly writer: TranscriptWriter;
+  /** Where the session stands in its tree (0239). */
+  readonly chain: MessageChain;
+  /** The stored transcript, read back (0239); without it the session has no tree commands. */
+  readonly transcripts?: TranscriptReader | undefined;
   readonly turnRunning: () => boolean;
   /** Nothing runs or waits (a session-level command runs at once, 0238). */
   readonly idle: () => boolean;
@@ -97,6 +109,7 @@ export class SessionFeatures {
         provider: o.model,
       },
     ];
+    const conversation = conversationOf(o);
     this.set = new FeatureSet(o.features, {
       sessionId,
       recovered: o.recovered,
@@ -107,7 +120,18 @@ export class SessionFeatures {
       ids: o.ids,
       models,
       currentModel: () => this.set.model() ?? (models[0] as CatalogModel),
-      conversation: conversationOf(o),
+      conversation,
+      tree:
+        o.transcripts === undefined
+          ? undefined
+          : sessionTree({
+              sessionId,
+              chain: o.chain,
+              reader: o.transcripts,
+              conversation,
+              ids: o.ids,
+              clock: o.clock,
+            }),
       turnRunning: o.turnRunning,
       wake: o.wake,
       summaryTitle: o.summaryTitle,

@@ -14,6 +14,7 @@ import {
   steppingClock,
 } from './fake-ports.ts';
 import { memoryTools } from './memory-tools.ts';
+import { memoryTranscripts } from './memory-transcripts.ts';
 
 /**
  * Options of {@link createSessionHarness}: the tools (default {@link memoryTools}) and their
@@ -75,6 +76,7 @@ export function createSessionHarness(options: SessionHarnessOptions): SessionHar
     root,
     permissionTimeoutMs: 5_000,
     features: builtinFeatures(),
+    transcripts: memoryTranscripts(writer),
     start: { persisted: false, title: null, turnCount: 0, history: [] },
     ...overrides,
   });

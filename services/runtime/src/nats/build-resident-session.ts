@@ -2,10 +2,12 @@ import { purgeTurn } from '@agentwire/bus';
 import type { SessionEvent } from '@agentwire/contracts';
 import {
   type AppendError,
+  chainedWriter,
   discardLeftoverInputs,
   EventAppender,
   EventNumbering,
   historyFromTranscript,
+  MessageChain,
   RuntimeSession,
   reconcileOpenTurn,
   SessionEmitter,
@@ -22,6 +24,7 @@ import { JetStreamPublisher } from './jetstream-publisher.ts';
 import type { LeaseManager } from './lease-manager.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
 import type { SessionFacts } from './session-loader.ts';
+import { transcriptReader } from './transcript-reader.ts';
 
 /** The parts of a session made resident: the session and what it writes through. */
 export interface ResidentParts {
@@ -110,7 +113,10 @@ async function wire(
   },
   fenced: FencedTransients,
 ): Promise<ResidentParts> {
-  const { publisher, writer, emitter } = parts;
+  const { publisher, emitter } = parts;
+  // What reconciliation writes follows the session's leaf too (docs/decisions/0239).
+  const chain = new MessageChain(facts.leaf);
+  const writer = chainedWriter(parts.writer, chain);
   const { tookOverFrom } = ctx;
   // What the reconciliation below appends, the features fold too (a lost turn's end is a
   // ticket's `completed`, docs/decisions/0226): the session is not built yet to observe it.
@@ -130,7 +136,14 @@ async function wire(
   const history = historyFromTranscript(facts.transcript);
   if (facts.leftoverInputIds.length > 0) {
     const traceId = o.ids.newTraceId();
-    const promoted = await settleInFlightPromotions(o, writer, emitter, sessionId, facts, traceId);
+    const promoted = await settleInFlightPromotions(
+      o,
+      parts.writer,
+      emitter,
+      sessionId,
+      facts,
+      traceId,
+    );
     for (const { text } of promoted) history.push({ role: 'user', content: text });
     const discarded = facts.leftoverInputIds.filter(
       (id) => !promoted.some((p) => p.inputId === id),
@@ -145,7 +158,9 @@ async function wire(
   const session = new RuntimeSession({
     ...o,
     emitter,
-    writer,
+    // The session stamps its messages itself, from the leaf reconciliation left.
+    writer: parts.writer,
+    transcripts: transcriptReader(o),
     tools: ctx.tools,
     cwd: o.workspaceRoot,
     root: o.workspaceRoot,
@@ -167,6 +182,7 @@ async function wire(
       earlierInputs: facts.scan.inputs,
       ...(facts.lastRequest === undefined ? {} : { lastRequest: facts.lastRequest }),
       featureEvents: [...facts.featureEvents, ...reconciled],
+      ...leafOf(chain),
     },
     evictSealedTurn: async (turnId) => {
       // A fenced subject keeps its marker, so its earlier writer stays shut out (0110).
@@ -181,7 +197,7 @@ async function wire(
     },
   });
   building = false;
-  return { session, emitter, appender: emitter.appender, writer, publisher };
+  return { session, emitter, appender: emitter.appender, writer: parts.writer, publisher };
 }
 
 /**
@@ -224,4 +240,10 @@ async function settleInFlightPromotions(
     promoted.push({ inputId, text: facts.scan.inputTexts.get(inputId) ?? '' });
   }
   return promoted;
+}
+
+/** A session start's `leaf`: where the chain stands once reconciliation wrote. */
+function leafOf(chain: MessageChain): { leaf?: { id: string; parentId: string | null } } {
+  const leaf = chain.current();
+  return leaf === undefined ? {} : { leaf };
 }

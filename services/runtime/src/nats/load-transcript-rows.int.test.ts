@@ -63,7 +63,7 @@ describe('the cold open reads only what the history needs (issue 16, 0229)', () 
   it('without a compaction: every row, in order', async () => {
     await write('plain', 'u1', 'user', 1);
     await write('plain', 'a1', 'assistant', 2);
-    const rows = await loadTranscriptRows(db, 'plain');
+    const { rows } = await loadTranscriptRows(db, 'plain');
     expect(rows.map((r) => r.parts[0]?.text)).toEqual(['u1', 'a1']);
     expect(await countUserTurns(db, 'plain')).toBe(1);
   });
@@ -81,7 +81,7 @@ describe('the cold open reads only what the history needs (issue 16, 0229)', () 
     await write(sid, 'a3b', 'assistant', 9);
     await write(sid, 's2', 'user', 10, summary);
     await write(sid, 'u4', 'user', 11);
-    const rows = await loadTranscriptRows(db, sid);
+    const { rows } = await loadTranscriptRows(db, sid);
     expect(rows.map((r) => [r.parts[0]?.text, r.kind])).toEqual([
       ['u3', null],
       ['a3', null],
@@ -96,8 +96,55 @@ describe('the cold open reads only what the history needs (issue 16, 0229)', () 
   it('a summary with no prompt before it: from the summary', async () => {
     await write('bare', 's1', 'user', 1, summary);
     await write('bare', 'u1', 'user', 2);
-    const rows = await loadTranscriptRows(db, 'bare');
+    const { rows } = await loadTranscriptRows(db, 'bare');
     expect(rows.map((r) => r.parts[0]?.text)).toEqual(['s1', 'u1']);
     expect(await countUserTurns(db, 'bare')).toBe(1);
+  });
+});
+
+describe('the cold open follows the session tree (docs/decisions/0239)', () => {
+  const texts = (rows: readonly { parts: readonly { text: string | null }[] }[]) =>
+    rows.map((r) => r.parts[0]?.text);
+  const parent = (sid: string, id: string | null) => ({
+    treeParentId: id === null ? null : `${sid}.${id}`,
+  });
+
+  it('reads the active chain, or the chain ending at a given leaf', async () => {
+    const sid = 'branched';
+    await write(sid, 'u1', 'user', 1, parent(sid, null));
+    await write(sid, 'a1', 'assistant', 2, parent(sid, 'u1'));
+    await write(sid, 'u2', 'user', 3, parent(sid, 'a1'));
+    await write(sid, 'a2', 'assistant', 4, parent(sid, 'u2'));
+    await write(sid, 'n', 'user', 5, { ...parent(sid, 'a1'), synthetic: true });
+    await write(sid, 'u3', 'user', 6, parent(sid, 'n'));
+    const loaded = await loadTranscriptRows(db, sid);
+    expect(texts(loaded.rows)).toEqual(['u1', 'a1', 'n', 'u3']);
+    expect(loaded.leaf).toEqual({ id: `${sid}.u3`, parentId: `${sid}.n` });
+    const abandoned = await loadTranscriptRows(db, sid, `${sid}.a2`);
+    expect(texts(abandoned.rows)).toEqual(['u1', 'a1', 'u2', 'a2']);
+  });
+
+  it('ignores a compaction that lies on an abandoned branch', async () => {
+    const sid = 'compacted-away';
+    await write(sid, 'u1', 'user', 1, parent(sid, null));
+    await write(sid, 'a1', 'assistant', 2, parent(sid, 'u1'));
+    await write(sid, 'u2', 'user', 3, parent(sid, 'a1'));
+    await write(sid, 's', 'user', 4, { ...parent(sid, 'u2'), ...summary });
+    await write(sid, 'u3', 'user', 5, parent(sid, 's'));
+    // From the prompt the summary kept (hydration puts the summary first, 0229).
+    expect(texts((await loadTranscriptRows(db, sid)).rows)).toEqual(['u2', 's', 'u3']);
+    // A rewind to before u2 leaves the summary behind: the whole chain is read again.
+    await write(sid, 'n', 'user', 6, { ...parent(sid, 'a1'), synthetic: true });
+    expect(texts((await loadTranscriptRows(db, sid)).rows)).toEqual(['u1', 'a1', 'n']);
+  });
+
+  it('reads rows written before the tree, and a new row that names one of them', async () => {
+    const sid = 'mixed';
+    await write(sid, 'u1', 'user', 1);
+    await write(sid, 'a1', 'assistant', 2);
+    await write(sid, 'u2', 'user', 3);
+    expect(texts((await loadTranscriptRows(db, sid)).rows)).toEqual(['u1', 'a1', 'u2']);
+    await write(sid, 'n', 'user', 4, { ...parent(sid, 'a1'), synthetic: true });
+    expect(texts((await loadTranscriptRows(db, sid)).rows)).toEqual(['u1', 'a1', 'n']);
   });
 });

@@ -1,3 +1,4 @@
+import { activeChain } from '@agentwire/domain';
 import type { TranscriptPart, TranscriptRow } from '@agentwire/engine';
 import { sql } from 'kysely';
 import type { StoreDb } from './session-loader.ts';
@@ -24,6 +25,7 @@ const MESSAGE_COLUMNS: readonly Column[] = [
   new Set(['user', 'assistant']),
   'string?',
   'boolean',
+  'string?',
   'string?',
 ];
 
@@ -76,7 +78,21 @@ type PartRow = [
   string | null,
   string | null,
 ];
-type MessageRow = [string, TranscriptRow['role'], string | null, boolean, string | null];
+/** The last column is `treeParentId`: null when absent (a row from before the tree), '' for none. */
+type MessageRow = [
+  string,
+  TranscriptRow['role'],
+  string | null,
+  boolean,
+  string | null,
+  string | null,
+];
+
+/** The chain's rows with their parts, and its leaf (docs/decisions/0239). */
+export interface LoadedTranscript {
+  readonly rows: TranscriptRow[];
+  readonly leaf?: { readonly id: string; readonly parentId: string | null };
+}
 
 /**
  * Where the model's history starts (docs/decisions/0229): at the prompt the session's last
@@ -86,8 +102,8 @@ type MessageRow = [string, TranscriptRow['role'], string | null, boolean, string
 async function historyStart(
   db: StoreDb,
   sessionId: string,
-): Promise<{ readonly at: Date; readonly id: string } | undefined> {
-  const { rows } = await sql<{ at: Date | null; id: string | null }>`
+): Promise<{ readonly at: Date; readonly id: string; readonly summary: string } | undefined> {
+  const { rows } = await sql<{ at: Date | null; id: string | null; summary: string | null }>`
     with s as (
       select created_at, id from messages
       where session_id = ${sessionId} and data -> 'semantics' ->> 'kind' = 'compact_summary'
@@ -99,10 +115,12 @@ async function historyStart(
         and (m.created_at, m.id) < (s.created_at, s.id)
       order by m.created_at desc, m.id desc limit 1
     )
-    select coalesce(k.created_at, s.created_at) as at, coalesce(k.id, s.id) as id
+    select coalesce(k.created_at, s.created_at) as at, coalesce(k.id, s.id) as id, s.id as summary
     from s left join k on true`.execute(db);
   const row = rows[0];
-  return row?.at == null || row.id == null ? undefined : { at: new Date(row.at), id: row.id };
+  return row?.at == null || row.id == null || row.summary == null
+    ? undefined
+    : { at: new Date(row.at), id: row.id, summary: row.summary };
 }
 
 /**
@@ -117,25 +135,20 @@ export async function countUserTurns(db: StoreDb, sessionId: string): Promise<nu
   return rows[0]?.n ?? 0;
 }
 
-/**
- * Reads what the model's history needs from a session's messages and parts (cold
- * recovery, R10.4): two queries, run in parallel, in which Postgres projects the few JSON
- * fields used and aggregates each result into one JSON document, parsed once and checked
- * column by column at this boundary. Reading full rows and parsing every part with
- * its contract schema cost about 1 s for 10,000 messages and 50,000 parts. After a
- * compaction only the rows from the prompt it kept on are read (issue 16, 0229): the
- * history starts at the summary, the earlier rows were summarised. This is the runtime's
- * only read of Postgres besides the session row and its turn count.
- */
-export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promise<TranscriptRow[]> {
-  const start = await historyStart(db, sessionId);
+/** The session's message rows (in the transcript's order) and parts by message, from `from`. */
+async function readRows(
+  db: StoreDb,
+  sessionId: string,
+  start: { readonly at: Date; readonly id: string } | undefined,
+): Promise<{ messages: MessageRow[]; byMessage: Map<string, TranscriptPart[]> }> {
   const from =
     start === undefined ? sql`` : sql`and (m.created_at, m.id) >= (${start.at}, ${start.id})`;
   const [messages, parts] = await Promise.all([
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         m.id, m.role, m.data -> 'semantics' ->> 'providerVisibility',
-        coalesce((m.data ->> 'synthetic')::boolean, false), m.data -> 'semantics' ->> 'kind'
+        coalesce((m.data ->> 'synthetic')::boolean, false), m.data -> 'semantics' ->> 'kind',
+        case when m.data ? 'treeParentId' then coalesce(m.data ->> 'treeParentId', '') end
       ) order by m.created_at, m.id)::text as doc
       from messages m where m.session_id = ${sessionId} ${from}`.execute(db),
     sql<{ doc: string | null }>`
@@ -186,13 +199,62 @@ export async function loadTranscriptRows(db: StoreDb, sessionId: string): Promis
       filename,
     });
   }
-  return compactRows<MessageRow>(messages.rows[0]?.doc, 'messages', MESSAGE_COLUMNS).map(
-    ([id, role, providerVisibility, synthetic, kind]) => ({
-      role,
-      providerVisibility,
-      synthetic,
-      kind,
-      parts: byMessage.get(id) ?? [],
-    }),
-  );
+  return {
+    messages: compactRows<MessageRow>(messages.rows[0]?.doc, 'messages', MESSAGE_COLUMNS),
+    byMessage,
+  };
+}
+
+/** A row's `treeParentId` column as the tree reads it: '' is none, null is not given. */
+const treeRow = (m: MessageRow) => ({
+  id: m[0],
+  treeParentId: m[5] === null ? undefined : m[5] === '' ? null : m[5],
+  row: m,
+});
+
+/**
+ * Reads what the model's history needs from a session's messages and parts (cold
+ * recovery, R10.4), along the active chain ending at `leafId` (the current leaf when
+ * absent; docs/decisions/0239): two queries, run in parallel, in which Postgres projects
+ * the few JSON fields used and aggregates each result into one JSON document, parsed once
+ * and checked column by column at this boundary. Reading full rows and parsing every part
+ * with its contract schema cost about 1 s for 10,000 messages and 50,000 parts. After a
+ * compaction only the rows from the prompt it kept on are read (issue 16, 0229): the
+ * history starts at the summary, the earlier rows were summarised. When the chain leaves
+ * those rows (the compaction lies on another branch, or `leafId` before it), every row is
+ * read. This is the runtime's only read of Postgres besides the session row and its turn
+ * count.
+ */
+export async function loadTranscriptRows(
+  db: StoreDb,
+  sessionId: string,
+  leafId?: string,
+): Promise<LoadedTranscript> {
+  const start = await historyStart(db, sessionId);
+  let read = await readRows(db, sessionId, start);
+  let chain = activeChain(read.messages.map(treeRow), leafId);
+  const first = chain[0];
+  // The rows read from the kept prompt on hold the whole chain, and its compaction.
+  const cut =
+    start !== undefined &&
+    (first === undefined ||
+      (first.id !== start.id && first.treeParentId !== null) ||
+      !chain.some((m) => m.id === start.summary) ||
+      (leafId !== undefined && chain.at(-1)?.id !== leafId));
+  if (cut) {
+    read = await readRows(db, sessionId, undefined);
+    chain = activeChain(read.messages.map(treeRow), leafId);
+  }
+  const { byMessage } = read;
+  const rows = chain.map(({ row: [id, role, providerVisibility, synthetic, kind] }) => ({
+    role,
+    providerVisibility,
+    synthetic,
+    kind,
+    parts: byMessage.get(id) ?? [],
+  }));
+  const leaf = chain.at(-1);
+  if (leaf === undefined) return { rows };
+  const parentId = chain.at(-2)?.id ?? null;
+  return { rows, leaf: { id: leaf.id, parentId } };
 }

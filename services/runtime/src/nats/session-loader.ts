@@ -31,8 +31,13 @@ export interface SessionFacts {
   readonly persisted: boolean;
   readonly title: string | null;
   readonly titleSource: NonNullable<SessionStart['titleSource']> | null;
-  /** The rows the model's history is built from (after a compaction, its tail only). */
+  /**
+   * The rows the model's history is built from, along the active chain (after a
+   * compaction, its tail only; docs/decisions/0239).
+   */
   readonly transcript: readonly TranscriptRow[];
+  /** The session tree's current leaf and its parent; absent before the first message. */
+  readonly leaf?: { readonly id: string; readonly parentId: string | null };
   /** The session's real user turns in Postgres, summarised ones included. */
   readonly userTurns: number;
   /**
@@ -110,7 +115,8 @@ export async function loadSessionFacts(
     persisted,
     title: row?.title ?? null,
     titleSource: (row?.title_source ?? null) as SessionFacts['titleSource'],
-    transcript,
+    transcript: transcript.rows,
+    ...(transcript.leaf === undefined ? {} : { leaf: transcript.leaf }),
     userTurns,
     lastSequence: Math.max(tip.lastNumber, pgLast),
     lastDurableSequence: Math.max(tip.lastDurableNumber, pgLast),

@@ -124,42 +124,48 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     return 'digest' in a && 'digest' in b && a.digest === b.digest;
   };
 
+  async function capture(
+    sessionId: string,
+    checkpointId: string,
+    scope: readonly string[] | 'workspace',
+  ): ReturnType<CheckpointStore['capture']> {
+    const walked = scope === 'workspace' ? await walk() : undefined;
+    const paths = walked?.files ?? [...new Set(scope as readonly string[])];
+    const before = await Promise.all(paths.map((p) => stateOf(p, true)));
+    const manifest: Manifest = {
+      version: 1,
+      scope: scope === 'workspace' ? 'workspace' : paths,
+      truncated: walked?.truncated ?? false,
+      before,
+    };
+    await o.blobs.putDocument(documentName(sessionId, checkpointId), manifest);
+    const unrestorable = before.flatMap((f) =>
+      'unrestorable' in f ? [{ path: f.path, reason: f.unrestorable }] : [],
+    );
+    if (manifest.truncated) {
+      unrestorable.push({
+        path: '*',
+        reason: `files past the first ${maxFiles} were not recorded`,
+      });
+    }
+    return {
+      snapshotRef: `aw-checkpoint:${documentName(sessionId, checkpointId)}`,
+      fileCount: before.length,
+      unrestorable,
+    };
+  }
+
+  async function settle(sessionId: string, checkpointId: string): Promise<void> {
+    const manifest = await read(sessionId, checkpointId);
+    if (manifest === undefined) return;
+    const after = await record(manifest, false);
+    await o.blobs.putDocument(documentName(sessionId, checkpointId), { ...manifest, after });
+  }
+
   return {
-    async capture(sessionId, checkpointId, scope) {
-      const walked = scope === 'workspace' ? await walk() : undefined;
-      const paths = walked?.files ?? [...new Set(scope as readonly string[])];
-      const before = await Promise.all(paths.map((p) => stateOf(p, true)));
-      const manifest: Manifest = {
-        version: 1,
-        scope: scope === 'workspace' ? 'workspace' : paths,
-        truncated: walked?.truncated ?? false,
-        before,
-      };
-      await o.blobs.putDocument(documentName(sessionId, checkpointId), manifest);
-      const unrestorable = before.flatMap((f) =>
-        'unrestorable' in f ? [{ path: f.path, reason: f.unrestorable }] : [],
-      );
-      if (manifest.truncated) {
-        unrestorable.push({
-          path: '*',
-          reason: `files past the first ${maxFiles} were not recorded`,
-        });
-      }
-      return {
-        snapshotRef: `aw-checkpoint:${documentName(sessionId, checkpointId)}`,
-        fileCount: before.length,
-        unrestorable,
-      };
-    },
-
-    async settle(sessionId, checkpointId) {
-      const manifest = await read(sessionId, checkpointId);
-      if (manifest === undefined) return;
-      const after = await record(manifest, false);
-      await o.blobs.putDocument(documentName(sessionId, checkpointId), { ...manifest, after });
-    },
-
-    async rewind(sessionId, checkpointIds): Promise<WorkspaceRewind> {
+    capture,
+    settle,
+    async rewind(sessionId, checkpointIds, options): Promise<WorkspaceRewind> {
       const manifests: Manifest[] = [];
       for (const id of checkpointIds) {
         const m = await read(sessionId, id);
@@ -207,6 +213,10 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
           message: `changed since the agent wrote them, so not overwritten: ${changed.sort().join(', ')}`,
         };
       }
+      // What is about to be overwritten, kept for the branch left behind (0239).
+      const keepAs = options?.keepAs;
+      const kept =
+        keepAs === undefined ? undefined : await capture(sessionId, keepAs, [...target.keys()]);
       const restored: string[] = [];
       const removed: string[] = [];
       const unrestorable: string[] = [];
@@ -238,7 +248,8 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
         await writeFile(absolute, bytes, { mode: state.mode });
         restored.push(p);
       }
-      return { ok: true, restored, removed, unrestorable };
+      if (keepAs !== undefined) await settle(sessionId, keepAs);
+      return { ok: true, restored, removed, unrestorable, ...(kept === undefined ? {} : { kept }) };
     },
   };
 }

@@ -4,39 +4,11 @@ import type {
   FeatureContext,
   FeatureHooks,
   SessionFeature,
-  SlashCommand,
   ToolCallContext,
 } from '../../kernel/feature.ts';
 import { RuntimeError } from '../../kernel/runtime-error.ts';
-
-/** One checkpoint of this session, as the stream states it. */
-interface Checkpoint {
-  readonly checkpointId: string;
-  readonly messageId: string;
-  readonly fileCount: number;
-}
-
-/** The checkpoints still in force: created ones, minus those a rewind undid (in order). */
-function recovered(events: readonly SessionEvent[]): Checkpoint[] {
-  const list: Checkpoint[] = [];
-  for (const e of events) {
-    if (e.type === 'checkpoint_created') {
-      list.push({
-        checkpointId: e.payload.checkpointId,
-        messageId: e.payload.messageId,
-        fileCount: e.payload.fileCount ?? 0,
-      });
-    } else if (
-      e.type === 'rewind_triggered' &&
-      e.payload.strategy === 'file_only' &&
-      e.payload.targetCheckpointId !== undefined
-    ) {
-      const at = list.findIndex((c) => c.checkpointId === e.payload.targetCheckpointId);
-      if (at >= 0) list.splice(at);
-    }
-  }
-  return list;
-}
+import { CheckpointBook } from './checkpoint-book.ts';
+import { treeCommands } from './tree-commands.ts';
 
 /** The paths a call will write, when it names them; `workspace` when it may touch anything. */
 function scopeOf(call: ToolCallContext): readonly string[] | 'workspace' {
@@ -79,84 +51,28 @@ function untold(events: readonly SessionEvent[]): string | undefined {
 
 function attach(ctx: FeatureContext): FeatureHooks {
   const store = ctx.checkpoints;
-  if (store === undefined) return {};
-  const checkpoints = recovered(ctx.recovered);
+  const { tree } = ctx;
+  if (store === undefined && tree === undefined) return {};
+  const book = CheckpointBook.recovered(ctx.recovered);
   let rewinding = false;
   let pendingNotice = untold(ctx.recovered);
-
-  const rewind: SlashCommand = {
-    name: 'rewind',
-    kind: 'session',
-    summary: 'List the checkpoints, or put the workspace back as it was before one',
-    usage: '/rewind [checkpointId]',
-    run: async (args, command) => {
-      if (args === '') return { kind: 'result', result: { checkpoints: [...checkpoints] } };
-      const at = checkpoints.findIndex((c) => c.checkpointId === args);
-      if (at < 0) {
-        throw new RuntimeError('unknown_checkpoint', `no checkpoint ${args} in this session`, {
-          checkpointId: args,
-          known: checkpoints.map((c) => c.checkpointId),
-        });
-      }
-      // A command action's own turn (0238) is the boundary it runs at, not a running turn.
-      const running = ctx.turnRunning() ? command.status().activeTurnId : null;
-      if (running !== null || rewinding) {
-        throw new RuntimeError(
-          'turn_in_progress',
-          running !== null
-            ? `turn ${running} is running; rewind when it has ended (or interrupt it)`
-            : 'a rewind is running already',
-          running === null ? {} : { turnId: running },
-        );
-      }
-      rewinding = true;
-      try {
-        const since = checkpoints.slice(at).map((c) => c.checkpointId);
-        const outcome = await store.rewind(ctx.sessionId, since);
-        const rewindId = `rw_${args}_${checkpoints.length}`;
-        if (!outcome.ok) {
-          const strategy = outcome.reason === 'changed' ? 'fork_required' : 'unavailable';
-          await ctx.emit('rewind_triggered', {
-            rewindId,
-            scope: 'workspace',
-            strategy,
-            targetCheckpointId: args,
-            reason: outcome.message,
-          });
-          return {
-            kind: 'result',
-            result: { rewindId, strategy, reason: outcome.message, files: outcome.files },
-          };
-        }
-        checkpoints.splice(at);
-        pendingNotice = rewindNotice(args, outcome.restored, outcome.removed);
-        await ctx.emit('rewind_triggered', {
-          rewindId,
-          scope: 'workspace',
-          strategy: 'file_only',
-          targetCheckpointId: args,
-          ...(outcome.unrestorable.length === 0
-            ? {}
-            : { reason: `not restorable: ${outcome.unrestorable.join(', ')}` }),
-        });
-        return {
-          kind: 'result',
-          result: {
-            rewindId,
-            strategy: 'file_only',
-            restored: outcome.restored,
-            removed: outcome.removed,
-            unrestorable: outcome.unrestorable,
-          },
-        };
-      } finally {
-        rewinding = false;
-      }
-    },
+  const exclusive = async <T>(move: () => Promise<T>): Promise<T> => {
+    if (rewinding) {
+      throw new RuntimeError('turn_in_progress', 'a rewind is running already', {});
+    }
+    rewinding = true;
+    try {
+      return await move();
+    } finally {
+      rewinding = false;
+    }
   };
+  const commands = tree === undefined ? [] : treeCommands({ ctx, tree, store, book, exclusive });
 
   return {
-    commands: [rewind],
+    commands,
+    // A second /rewind waits for the first in the queue (0238), as a prompt does.
+    busy: () => rewinding,
     // The next turn's model is told what the rewind did (R8): a model-only notice after
     // the turn's prompt, written before the model sees it, so a cold open has it too.
     async onTurnStart(turn) {
@@ -184,11 +100,11 @@ function attach(ctx: FeatureContext): FeatureHooks {
       ctx.conversation.append({ role: 'user', content: text });
     },
     async beforeTool(call) {
-      if (call.tool.effect === 'read') return;
+      if (store === undefined || call.tool.effect === 'read') return;
       const checkpointId = `cp_${call.toolCallId}`;
       const scope = scopeOf(call);
       const captured = await store.capture(ctx.sessionId, checkpointId, scope);
-      checkpoints.push({
+      book.add({
         checkpointId,
         messageId: call.messageId,
         fileCount: captured.fileCount,
@@ -206,7 +122,7 @@ function attach(ctx: FeatureContext): FeatureHooks {
       );
     },
     async afterTool(call) {
-      if (call.tool.effect === 'read') return;
+      if (store === undefined || call.tool.effect === 'read') return;
       // What the tool left: a later rewind tells the user's edits from the agent's by it.
       await store.settle(ctx.sessionId, `cp_${call.toolCallId}`).catch(() => undefined);
     },

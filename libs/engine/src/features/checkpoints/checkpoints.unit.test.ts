@@ -8,6 +8,8 @@ import { createSessionHarness } from '../../testing/session-harness.ts';
 /** A store that records what it is asked and answers `rewindAnswer`. */
 function recordingStore() {
   const calls: string[] = [];
+  /** The exit checkpoints rewinds were asked to keep (docs/decisions/0239). */
+  const kept: string[] = [];
   let rewindAnswer: WorkspaceRewind = {
     ok: true,
     restored: ['notes.txt'],
@@ -26,15 +28,20 @@ function recordingStore() {
     async settle(_sid, id) {
       calls.push(`settle ${id}`);
     },
-    async rewind(_sid, ids) {
+    async rewind(_sid, ids, options) {
       calls.push(`rewind ${ids.join(',')}`);
-      return rewindAnswer;
+      if (!rewindAnswer.ok || options?.keepAs === undefined) return rewindAnswer;
+      kept.push(options.keepAs);
+      return {
+        ...rewindAnswer,
+        kept: { snapshotRef: `ref:${options.keepAs}`, fileCount: 1, unrestorable: [] },
+      };
     },
   };
   const answer = (a: WorkspaceRewind) => {
     rewindAnswer = a;
   };
-  return { store, calls, answer };
+  return { store, calls, kept, answer };
 }
 
 async function turn(h: ReturnType<typeof createSessionHarness>, text: string) {
@@ -70,7 +77,7 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     expect(list).toMatchObject({ result: { checkpoints: [{ fileCount: 1 }, { fileCount: 7 }] } });
   });
 
-  it('rewinds to a checkpoint: the store gets it and every later one; rewind_triggered file_only', async () => {
+  it('rewinds to a checkpoint: files from it on, the conversation to before its turn (0239)', async () => {
     const h = setup();
     await h.session.runCommand('mode', 'yolo');
     await turn(h, '[scenario:two_tools] one');
@@ -79,17 +86,74 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
     );
     const [first = '', second = ''] = ids;
-    const done = await h.session.submit(`/rewind ${first}`);
-    expect(done).toMatchObject({ result: { strategy: 'file_only', restored: ['notes.txt'] } });
-    expect(h.calls.at(-1)).toBe(`rewind ${first},${second}`);
-    expect(h.events.at(-1)).toMatchObject({
-      type: 'rewind_triggered',
-      payload: { scope: 'workspace', strategy: 'file_only', targetCheckpointId: first },
+    const done = await h.session.submit(`/rewind ${second}`);
+    expect(done).toMatchObject({
+      result: { scope: 'both', strategy: 'active_chain', restored: ['notes.txt'] },
     });
-    // Undone checkpoints are gone: rewinding to the second again is unknown.
+    expect(h.calls.at(-1)).toBe(`rewind ${second}`);
+    // The conversation ends where turn 1 ended, then the notice.
+    const texts = h.session.history.map((m) => m.content);
+    expect(texts[0]).toBe('[scenario:two_tools] one');
+    expect(texts.join('\n')).not.toContain('[scenario:two_tools] two');
+    expect(texts.at(-1)).toContain('rewound this conversation');
+    const triggered = h.events.findLast((e) => e.type === 'rewind_triggered');
+    expect(triggered?.payload).toMatchObject({
+      scope: 'both',
+      strategy: 'active_chain',
+      targetCheckpointId: second,
+    });
+    // What turn 2 left is kept as the exit checkpoint of its branch's leaf.
+    expect(h.kept).toHaveLength(1);
+    expect(h.events.findLast((e) => e.type === 'checkpoint_created')?.payload).toMatchObject({
+      checkpointId: h.kept[0],
+    });
+    // Turn 2's checkpoint is on another branch now; turn 1's is still in force.
     await expect(h.session.submit(`/rewind ${second}`)).rejects.toMatchObject({
-      code: 'unknown_checkpoint',
-      detail: { known: [] },
+      code: 'checkpoint_not_on_branch',
+    });
+    expect(await h.session.submit('/rewind')).toMatchObject({
+      result: { checkpoints: [{ checkpointId: first }] },
+    });
+  });
+
+  it('lists the branches with /tree and goes back to the abandoned one with its files', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    await turn(h, '[scenario:two_tools] two');
+    const abandonedLeaf = (await h.session.submit('/tree')) as unknown as {
+      result: { leafId: string };
+    };
+    const [, second = ''] = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    await h.session.submit(`/rewind ${second}`);
+    await turn(h, 'three');
+    const listed = (await h.session.submit('/tree')) as unknown as {
+      result: {
+        branches: { leafId: string; active: boolean; firstMessage?: { preview: string } }[];
+      };
+    };
+    const { branches } = listed.result;
+    expect(branches).toHaveLength(2);
+    const old = branches.find((b) => !b.active);
+    expect(old).toMatchObject({
+      leafId: abandonedLeaf.result.leafId,
+      firstMessage: { preview: '[scenario:two_tools] two' },
+    });
+    expect(branches.find((b) => b.active)?.firstMessage?.preview).toBe('[scenario:two_tools] one');
+    const back = await h.session.submit(`/tree ${old?.leafId}`);
+    expect(back).toMatchObject({
+      result: { scope: 'both', strategy: 'active_chain', targetMessageId: old?.leafId },
+    });
+    // The exit checkpoint, then what turn 3 took (none: it wrote nothing).
+    expect(h.calls.at(-1)).toBe(`rewind ${h.kept[0]}`);
+    const texts = h.session.history.map((m) => m.content).join('\n');
+    expect(texts).toContain('[scenario:two_tools] two');
+    expect(texts).not.toContain('three');
+    expect(h.session.history.at(-1)?.content).toContain('switched this conversation');
+    await expect(h.session.submit('/tree msg_nowhere')).rejects.toMatchObject({
+      code: 'unknown_message',
     });
   });
 
@@ -148,11 +212,12 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       .map((e) => e.type);
     expect(ofRewind).toEqual(['turn_started', 'turn_complete']);
     expect(types.indexOf('rewind_triggered')).toBeGreaterThan(types.indexOf('turn_complete'));
-    const line = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-1);
+    const line = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-2);
     expect(line?.value).toMatchObject({
       message: { semantics: { kind: 'slash_command', providerVisibility: 'hidden' } },
     });
     expect(JSON.stringify(h.session.history)).not.toContain('/rewind');
+    expect(h.session.history.at(-1)?.content).toContain('rewound this conversation');
   });
 
   it('recovers its checkpoints from the stream, minus those a rewind undid', async () => {
@@ -187,12 +252,23 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
         6,
       ),
     ]);
+    // The messages the checkpoints belong to, as the store holds them.
+    for (const [id, treeParentId] of [
+      ['m1', null],
+      ['m2', 'm1'],
+    ] as const) {
+      h.writer.calls.push({
+        kind: 'save_assistant_message',
+        sequence: 1,
+        value: { id, role: 'assistant', treeParentId },
+      });
+    }
     expect(await h.session.submit('/rewind')).toMatchObject({
       result: { checkpoints: [{ checkpointId: 'cp_a', messageId: 'm1', fileCount: 1 }] },
     });
   });
 
-  it('tells the next turn what a rewind did: a model-only notice after its prompt (R8), once', async () => {
+  it('tells the next turn what a rewind did: a model-only notice before its prompt (R8), once', async () => {
     const { model, seen } = (() => {
       const seen: { role: string; content: string }[][] = [];
       const scripted = createScriptedProvider();
@@ -215,15 +291,16 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
     );
     await h.session.submit(`/rewind ${first}`);
-    await turn(h, 'what now?');
-    const request = seen.at(-1) ?? [];
-    expect(request.slice(-2).map((m) => m.role)).toEqual(['user', 'user']);
-    expect(request.at(-2)?.content).toBe('what now?');
-    expect(request.at(-1)?.content).toContain(`rewound the workspace to checkpoint ${first}`);
-    expect(request.at(-1)?.content).toContain('Restored: notes.txt.');
     const notice = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-1)?.value as {
       message: Record<string, unknown>;
     };
+    await turn(h, 'what now?');
+    // Back to before the first prompt: the notice, then the new prompt, nothing else.
+    const request = seen.at(-1) ?? [];
+    expect(request.map((m) => m.role)).toEqual(['user', 'user']);
+    expect(request.at(-1)?.content).toBe('what now?');
+    expect(request.at(-2)?.content).toContain('rewound this conversation');
+    expect(request.at(-2)?.content).toContain('Restored: notes.txt.');
     expect(notice.message).toMatchObject({
       synthetic: true,
       source: 'rewind',
@@ -234,7 +311,7 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     // Told once: the turn after carries no second notice.
     await turn(h, 'and then?');
     const later = seen.at(-1) ?? [];
-    expect(later.filter((m) => m.content.includes('rewound the workspace'))).toHaveLength(1);
+    expect(later.filter((m) => m.content.includes('rewound this conversation'))).toHaveLength(1);
     expect(later.at(-1)?.content).toBe('and then?');
   });
 

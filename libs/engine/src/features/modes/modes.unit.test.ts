@@ -193,6 +193,7 @@ describe('/mode and set_mode', () => {
       },
       models: [],
       checkpoints: undefined,
+      tree: undefined,
       clock: { now: () => 0 },
       ids: countingIds(),
       currentModel: () => {
