@@ -87,6 +87,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     const commands = (help.json.result as { commands: { name: string; kind: string }[] }).commands;
     expect(commands.map((c) => `${c.name}:${c.kind}`)).toEqual([
       'compact:session',
+      'fork:session',
       'goal:direct',
       'help:direct',
       'mode:direct',
@@ -158,6 +159,7 @@ describe('submissions are normalised by the runtime (R12.1)', () => {
     const unknown = await prompt(sid, '/deploy');
     expect((unknown.json.error as { detail: Json }).detail.known).toEqual([
       'compact',
+      'fork',
       'goal',
       'help',
       'mode',

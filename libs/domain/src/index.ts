@@ -18,5 +18,9 @@ export {
 export { type ResidencyOptions, resolveResidencyOptions } from './residency-options.ts';
 export { activeChain, type TreeRow, treeLeaf, treeParents } from './session-tree.ts';
 export { shouldGenerateTitle, type TitleGenerationConfig } from './should-generate-title.ts';
-export { syntheticAnchorOrigin, syntheticNoticeSemantics } from './synthetic-notice.ts';
+export {
+  syntheticAnchorOrigin,
+  syntheticNotice,
+  syntheticNoticeSemantics,
+} from './synthetic-notice.ts';
 export { decideTitleWriteBack, replaceableTitleSources } from './title-write-back.ts';

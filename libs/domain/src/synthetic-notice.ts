@@ -1,4 +1,9 @@
-import type { MessageSemantics, SyntheticSource } from '@agentwire/contracts';
+import type {
+  MessageSemantics,
+  SyntheticSource,
+  UserMessage,
+  UserMessagePart,
+} from '@agentwire/contracts';
 
 /** Who a notice is for: by default the model only (R8). */
 type SyntheticVisibility = 'model_only' | 'user_visible';
@@ -67,4 +72,50 @@ export function syntheticAnchorOrigin(
     default:
       return 'synthetic';
   }
+}
+
+/** What {@link syntheticNotice} is given. */
+export interface SyntheticNoticeInput {
+  readonly source: SyntheticSource;
+  readonly id: string;
+  readonly partId: string;
+  readonly sessionId: string;
+  readonly created: number;
+  readonly text: string;
+  /** The turn it belongs to, when one runs. */
+  readonly turnId?: string;
+  readonly visibility?: SyntheticVisibility;
+}
+
+/**
+ * A synthetic notice as it is written (R8, issue 12 item 6): the one function every notice
+ * goes through (rewind, fork, a feature's turn, later background results and sub-agent
+ * replies): a user-role message flagged `synthetic`, with its source, R8.2's visibility,
+ * R8.3's kind and R8.4's anchor, and its text part.
+ */
+export function syntheticNotice(input: SyntheticNoticeInput): {
+  readonly message: UserMessage;
+  readonly parts: readonly [UserMessagePart];
+} {
+  const { source, id, sessionId } = input;
+  const visibility = input.visibility ?? 'model_only';
+  const message: UserMessage = {
+    id,
+    sessionId,
+    role: 'user',
+    time: { created: input.created },
+    agent: 'build',
+    synthetic: true,
+    source,
+    visibility: visibility === 'model_only' ? 'model-only' : 'user-visible',
+    semantics: syntheticNoticeSemantics(source, visibility),
+    anchor: {
+      ...(input.turnId === undefined ? {} : { turnId: input.turnId }),
+      origin: syntheticAnchorOrigin(source),
+    },
+  };
+  return {
+    message,
+    parts: [{ id: input.partId, sessionId, messageId: id, type: 'text', text: input.text }],
+  };
 }

@@ -5,6 +5,7 @@ export {
   type MessageCommand,
   type MessageCommandResult,
 } from './apply-message-commands.ts';
+export { type CopyTranscriptResult, copyTranscript } from './copy-transcript.ts';
 export { createDatabase } from './create-database.ts';
 export type { DurableEvent } from './durable-events.ts';
 export { classifyPgError, StoreError, toStoreError } from './errors.ts';

@@ -6,6 +6,7 @@ import type {
   PersistenceOutcome,
 } from '@agentwire/contracts';
 import type { Kysely, Transaction } from 'kysely';
+import { copyTranscript } from './copy-transcript.ts';
 import { closeInput } from './ledger-repository.ts';
 import {
   type MessageInput,
@@ -145,6 +146,18 @@ const HANDLERS: { readonly [K in PersistenceCommandKind]: Handler<K> } = {
     return closed
       ? { outcome: 'applied' }
       : { outcome: 'condition_failed', reason: 'input_not_admitted' };
+  },
+  copy_transcript: async (trx, c) => {
+    const result = await copyTranscript(trx, {
+      fromSessionId: c.fromSessionId,
+      toSessionId: c.sessionId,
+      messageIds: c.messageIds,
+      idSuffix: c.idSuffix,
+    });
+    if (!result.copied) {
+      return { outcome: 'condition_failed', reason: `unknown_messages:${result.missing.length}` };
+    }
+    return { outcome: result.messages > 0 || result.parts > 0 ? 'applied' : 'duplicate' };
   },
 };
 

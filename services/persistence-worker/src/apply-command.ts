@@ -7,6 +7,7 @@ import type {
 import {
   applyMessageCommands,
   closeInput,
+  copyTranscript,
   type Database,
   ensureSession,
   isMessageCommand,
@@ -16,7 +17,7 @@ import {
 } from '@agentwire/store';
 import type { Kysely } from 'kysely';
 
-type SessionCommandKind = 'ensure_session' | 'update_title' | 'close_input';
+type SessionCommandKind = 'ensure_session' | 'update_title' | 'close_input' | 'copy_transcript';
 
 type Handler<K extends SessionCommandKind> = (
   db: Kysely<Database>,
@@ -106,6 +107,17 @@ const HANDLERS: { readonly [K in SessionCommandKind]: Handler<K> } = {
       at: c.issuedAt,
     });
     return closed ? ok(c, 'applied') : { ...ok(c, 'applied'), outcome: 'condition_failed' };
+  },
+  // A fork's transcript (0240): applied, a duplicate when already copied, or refused.
+  copy_transcript: async (db, c) => {
+    const result = await copyTranscript(db, {
+      fromSessionId: c.fromSessionId,
+      toSessionId: c.sessionId,
+      messageIds: c.messageIds,
+      idSuffix: c.idSuffix,
+    });
+    if (!result.copied) return { ...ok(c, 'applied'), outcome: 'condition_failed' };
+    return ok(c, result.messages > 0 || result.parts > 0);
   },
 };
 

@@ -188,6 +188,19 @@ const CloseInputCommand = z.object({
   reason: z.string().min(1),
 });
 
+/**
+ * `copy_transcript` (docs/decisions/0240): a fork's transcript, the chain `messageIds` of
+ * `fromSessionId` (root first) copied with their parts into this command's session, each id
+ * suffixed with `idSuffix`; `condition_failed` when a message is not the source session's.
+ */
+const CopyTranscriptCommand = z.object({
+  ...commandFields,
+  kind: z.literal('copy_transcript'),
+  fromSessionId: z.string().min(1),
+  messageIds: z.array(z.string().min(1)).min(1).max(100_000),
+  idSuffix: z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/),
+});
+
 /** Every command schema by kind; a missing kind is a compile error. */
 export const PERSISTENCE_COMMAND_SCHEMAS = {
   save_user_message: SaveUserMessageCommand,
@@ -198,6 +211,7 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
   ensure_session: EnsureSessionCommand,
   update_title: UpdateTitleCommand,
   close_input: CloseInputCommand,
+  copy_transcript: CopyTranscriptCommand,
 } as const;
 
 /** The kind of a persistence command. */

@@ -148,7 +148,8 @@ export const samplePersistenceCommands: {
     | 'save_timeline_divider'
     | 'ensure_session'
     | 'update_title'
-    | 'close_input']: PersistenceCommandOf<K>;
+    | 'close_input'
+    | 'copy_transcript']: PersistenceCommandOf<K>;
 } = {
   save_user_message: {
     ...commandBase,
@@ -241,5 +242,13 @@ export const samplePersistenceCommands: {
     kind: 'close_input',
     inputId: 'input-1',
     reason: 'session_resumed',
+  },
+  copy_transcript: {
+    ...commandBase,
+    commandId: 'cmd-9',
+    kind: 'copy_transcript',
+    fromSessionId: 'ses-origin',
+    messageIds: ['msg-1', 'msg-2'],
+    idSuffix: '_f1',
   },
 };

@@ -3,6 +3,7 @@ import type { SessionFeature } from '../kernel/feature.ts';
 import { checkpoints } from './checkpoints/checkpoints.ts';
 import { compactionFeature } from './compaction/compaction.ts';
 import { fileReferences } from './file-references/file-references.ts';
+import { forkFeature } from './fork/fork.ts';
 import { goals } from './goals/goals.ts';
 import { models } from './models/models.ts';
 import { modes } from './modes/modes.ts';
@@ -24,6 +25,7 @@ export function builtinFeatures(settings: FeatureSettings = {}): readonly Sessio
     modes,
     models,
     checkpoints,
+    forkFeature,
     compactionFeature(settings.compactAt === undefined ? {} : { autoShare: settings.compactAt }),
     goals,
     queueModes,

@@ -1,4 +1,4 @@
-import { syntheticAnchorOrigin, syntheticNoticeSemantics } from '@agentwire/domain';
+import { syntheticNotice } from '@agentwire/domain';
 import type { Conversation } from './feature.ts';
 import { historyFromTranscript } from './history-from-transcript.ts';
 import type { MessageChain } from './message-chain.ts';
@@ -46,30 +46,15 @@ export function sessionTree(d: SessionTreeDeps): SessionTree {
       const before = d.chain.leaf;
       const { id, text } = notice;
       d.chain.moveTo(target);
-      const committed = await d.conversation.saveMessage(
-        {
-          id,
-          sessionId: d.sessionId,
-          role: 'user',
-          time: { created: d.clock.now() },
-          agent: 'build',
-          synthetic: true,
-          source: 'rewind',
-          visibility: 'model-only',
-          semantics: syntheticNoticeSemantics('rewind'),
-          anchor: { origin: syntheticAnchorOrigin('rewind') },
-        },
-        [
-          {
-            id: d.ids.newId('prt'),
-            sessionId: d.sessionId,
-            messageId: id,
-            type: 'text',
-            text,
-          },
-        ],
-        traceId,
-      );
+      const { message, parts } = syntheticNotice({
+        source: 'rewind',
+        id,
+        partId: d.ids.newId('prt'),
+        sessionId: d.sessionId,
+        created: d.clock.now(),
+        text,
+      });
+      const committed = await d.conversation.saveMessage(message, parts, traceId);
       if (!committed) {
         d.chain.unstamp(id, target);
         d.chain.moveTo(before);

@@ -14,7 +14,13 @@ import type {
 } from '@agentwire/contracts';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import type { SessionTree } from './chain-move.ts';
-import type { CheckpointStore, IdSource, RuntimeClock, WorkspaceFiles } from './ports.ts';
+import type {
+  CheckpointStore,
+  IdSource,
+  RuntimeClock,
+  SessionReplacements,
+  WorkspaceFiles,
+} from './ports.ts';
 import type { RequestMessages } from './request-chain.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
@@ -74,6 +80,8 @@ export interface FeatureContext {
   readonly conversation: Conversation;
   /** The session as a tree (0239); absent when the host gives no transcript reader. */
   readonly tree: SessionTree | undefined;
+  /** New sessions made from this one (0240); absent when the host cannot. */
+  readonly replacements: SessionReplacements | undefined;
   /** True while a turn runs. */
   turnRunning(): boolean;
   /**
@@ -128,6 +136,11 @@ export interface Conversation {
   ): Promise<boolean>;
   /** Writes a timeline part (R7.7) with the given trace. */
   savePart(part: TimelinePart, traceId: string): Promise<void>;
+  /**
+   * Writes a timeline part on an assistant message of its own whose semantics say
+   * `timeline_event` (R7.7): shown in the UI, never sent to the model.
+   */
+  saveTimelineEvent(part: WithoutMessage<TimelinePart>, traceId: string): Promise<void>;
 }
 
 /** The turn a hook runs in. */
@@ -159,6 +172,8 @@ export interface CatalogModel {
 
 /** `Omit` over each member of a union. */
 type WithoutSession<T> = T extends unknown ? Omit<T, 'sessionId'> : never;
+/** `Omit` of the session and message over each member of a union. */
+type WithoutMessage<T> = T extends unknown ? Omit<T, 'sessionId' | 'messageId'> : never;
 
 /** What a turn-start hook is told, and may write. */
 export interface TurnStartContext {

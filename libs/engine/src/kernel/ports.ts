@@ -121,6 +121,27 @@ export interface TranscriptReader {
   chain(sessionId: string, leafId: string): Promise<readonly TranscriptRow[]>;
 }
 
+/** A fork as the host is asked for it (docs/decisions/0240). */
+export interface ForkRequest {
+  readonly sessionId: string;
+  /** The chain the new session starts with, root first, ending at `targetMessageId`. */
+  readonly messageIds: readonly string[];
+  readonly targetMessageId: string;
+  readonly title: string | null;
+}
+
+/**
+ * Session replacement, which only the host can do (docs/decisions/0240): make a session,
+ * lease it and make it resident. The engine decides and vetoes before asking.
+ */
+export interface SessionReplacements {
+  /**
+   * A new session with its own id and lease, holding a copy of the chain; resident here
+   * and told it was forked (its `announce_fork` operation) before this resolves.
+   */
+  fork(request: ForkRequest): Promise<{ readonly sessionId: string; readonly owner: string }>;
+}
+
 /** What a checkpoint recorded (docs/decisions/0225). */
 interface CheckpointCapture {
   /** Where any runtime instance reads it back. */

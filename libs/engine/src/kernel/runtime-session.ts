@@ -23,6 +23,7 @@ import type {
   IdSource,
   RuntimeClock,
   RuntimeLogger,
+  SessionReplacements,
   TranscriptReader,
   WorkspaceFiles,
 } from './ports.ts';
@@ -102,6 +103,8 @@ export interface RuntimeSessionOptions {
   readonly checkpoints?: CheckpointStore;
   /** The stored transcript, read back for the session tree's moves (0239). */
   readonly transcripts?: TranscriptReader;
+  /** New sessions made from this one: a fork (0240). */
+  readonly replacements?: SessionReplacements;
 }
 
 /** The running turn. */

@@ -18,6 +18,7 @@ import type {
   CheckpointStore,
   IdSource,
   RuntimeClock,
+  SessionReplacements,
   TranscriptReader,
   WorkspaceFiles,
 } from './ports.ts';
@@ -54,6 +55,11 @@ export interface SessionFeaturesOptions {
   readonly chain: MessageChain;
   /** The stored transcript, read back (0239); without it the session has no tree commands. */
   readonly transcripts?: TranscriptReader | undefined;
+  /** New sessions made from this one (0240). */
+  readonly replacements?: SessionReplacements | undefined;
+  /** The session's working directory and workspace root (a timeline message's `path`). */
+  readonly cwd: string;
+  readonly root: string;
   readonly turnRunning: () => boolean;
   /** Nothing runs or waits (a session-level command runs at once, 0238). */
   readonly idle: () => boolean;
@@ -84,6 +90,37 @@ function conversationOf(o: SessionFeaturesOptions): Conversation {
     },
     savePart: (part: TimelinePart, traceId) =>
       o.writer.savePart(part, { sequence: sequence(), traceId }),
+    saveTimelineEvent: async (part, traceId) => {
+      const sessionId = o.emitter.sessionId;
+      const messageId = o.ids.newId('msg');
+      const now = o.clock.now();
+      const write = { sequence: sequence(), traceId };
+      await o.writer.saveAssistantMessage(
+        {
+          id: messageId,
+          sessionId,
+          role: 'assistant',
+          time: { created: now, completed: now },
+          parentId: o.chain.leaf ?? messageId,
+          providerId: o.model.providerId,
+          modelId: o.model.modelId,
+          mode: 'build',
+          agent: 'build',
+          path: { cwd: o.cwd, root: o.root },
+          cost: 0,
+          tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
+          semantics: {
+            origin: 'agent_runtime',
+            kind: 'timeline_event',
+            uiVisibility: 'visible',
+            providerVisibility: 'hidden',
+            transcriptVisibility: 'visible',
+          },
+        },
+        write,
+      );
+      await o.writer.savePart({ ...part, sessionId, messageId } as TimelinePart, write);
+    },
   };
 }
 
@@ -121,6 +158,7 @@ export class SessionFeatures {
       models,
       currentModel: () => this.set.model() ?? (models[0] as CatalogModel),
       conversation,
+      replacements: o.replacements,
       tree:
         o.transcripts === undefined
           ? undefined

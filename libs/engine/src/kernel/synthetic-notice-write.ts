@@ -1,4 +1,4 @@
-import { syntheticAnchorOrigin, syntheticNoticeSemantics } from '@agentwire/domain';
+import { syntheticNotice } from '@agentwire/domain';
 import type { SyntheticTurn } from './feature.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
@@ -28,22 +28,19 @@ export async function writeSyntheticNotice(
   const { source, notice } = synthetic;
   const { turnId, traceId, messageId } = at;
   const sessionId = deps.emitter.sessionId;
-  const write = await deps.writer.saveUserMessage(
-    {
-      id: messageId,
-      sessionId,
-      role: 'user',
-      time: { created: deps.clock.now() },
-      agent: 'build',
-      synthetic: true,
-      source,
-      visibility: 'model-only',
-      semantics: syntheticNoticeSemantics(source),
-      anchor: { turnId, origin: syntheticAnchorOrigin(source) },
-    },
-    [{ id: deps.ids.newId('prt'), sessionId, messageId, type: 'text', text: notice }],
-    { sequence: deps.emitter.appender.latestSequence, traceId },
-  );
+  const { message, parts } = syntheticNotice({
+    source,
+    id: messageId,
+    partId: deps.ids.newId('prt'),
+    sessionId,
+    created: deps.clock.now(),
+    text: notice,
+    turnId,
+  });
+  const write = await deps.writer.saveUserMessage(message, parts, {
+    sequence: deps.emitter.appender.latestSequence,
+    traceId,
+  });
   if (!write.committed) {
     throw new RuntimeError(
       'write_not_confirmed',

@@ -11,6 +11,7 @@ import {
   RuntimeSession,
   reconcileOpenTurn,
   SessionEmitter,
+  type SessionReplacements,
   type ToolDefinition,
 } from '@agentwire/engine';
 import { getInput } from '@agentwire/store';
@@ -43,6 +44,8 @@ export interface ResidentContext {
   readonly tookOverFrom?: string | undefined;
   /** The session can append no more (fenced, or a publish failed): drop it. */
   readonly onBroken: (error: AppendError) => void;
+  /** New sessions made from this one (a fork, 0240). */
+  readonly replacements?: SessionReplacements;
 }
 
 /**
@@ -161,6 +164,7 @@ async function wire(
     // The session stamps its messages itself, from the leaf reconciliation left.
     writer: parts.writer,
     transcripts: transcriptReader(o),
+    ...(ctx.replacements === undefined ? {} : { replacements: ctx.replacements }),
     tools: ctx.tools,
     cwd: o.workspaceRoot,
     root: o.workspaceRoot,

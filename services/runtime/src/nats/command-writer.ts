@@ -149,6 +149,24 @@ export class CommandWriter implements TranscriptWriter {
    * admitted any more (its promotion committed first). Unconfirmed when the worker did not
    * answer in time.
    */
+  /** A fork's transcript copied into this writer's session, confirmed (0240). */
+  copyTranscript(
+    copy: {
+      readonly fromSessionId: string;
+      readonly messageIds: readonly string[];
+      readonly idSuffix: string;
+    },
+    ctx: WriteContext,
+  ): Promise<ConfirmedWrite> {
+    return this.#confirmed({
+      ...this.#base(ctx),
+      kind: 'copy_transcript',
+      fromSessionId: copy.fromSessionId,
+      messageIds: [...copy.messageIds],
+      idSuffix: copy.idSuffix,
+    });
+  }
+
   closeInput(inputId: string, reason: string, ctx: WriteContext): Promise<ConfirmedWrite> {
     return this.#confirmed({ ...this.#base(ctx), kind: 'close_input', inputId, reason });
   }

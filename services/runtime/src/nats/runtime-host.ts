@@ -20,6 +20,7 @@ import { LeaseManager } from './lease-manager.ts';
 import { parseRequest } from './request-body.ts';
 import { type Resident, ResidentPool } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
+import { forkSession } from './session-fork.ts';
 import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 import { type SessionTrace, sessionTrace } from './session-trace.ts';
@@ -246,6 +247,10 @@ export class RuntimeHost {
           tools: this.#toolMap,
           tookOverFrom,
           onBroken: (error) => this.#onBroken(sessionId, error),
+          replacements: {
+            fork: (request) =>
+              forkSession({ o: this.#o, activate: (id) => this.activate(id, 'open') }, request),
+          },
         },
         sessionId,
         facts,

@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@agentwire/contracts';
-import { syntheticAnchorOrigin, syntheticNoticeSemantics } from '@agentwire/domain';
+import { syntheticNotice } from '@agentwire/domain';
 import type {
   FeatureContext,
   FeatureHooks,
@@ -79,22 +79,16 @@ function attach(ctx: FeatureContext): FeatureHooks {
       const text = pendingNotice;
       if (text === undefined) return;
       const id = ctx.ids.newId('msg');
-      const committed = await ctx.conversation.saveMessage(
-        {
-          id,
-          sessionId: ctx.sessionId,
-          role: 'user',
-          time: { created: turn.now },
-          agent: 'build',
-          synthetic: true,
-          source: 'rewind',
-          visibility: 'model-only',
-          semantics: syntheticNoticeSemantics('rewind'),
-          anchor: { turnId: turn.turnId, origin: syntheticAnchorOrigin('rewind') },
-        },
-        [{ id: ctx.ids.newId('prt'), sessionId: ctx.sessionId, messageId: id, type: 'text', text }],
-        turn.traceId,
-      );
+      const { message, parts } = syntheticNotice({
+        source: 'rewind',
+        id,
+        partId: ctx.ids.newId('prt'),
+        sessionId: ctx.sessionId,
+        created: turn.now,
+        text,
+        turnId: turn.turnId,
+      });
+      const committed = await ctx.conversation.saveMessage(message, parts, turn.traceId);
       if (!committed) return;
       pendingNotice = undefined;
       ctx.conversation.append({ role: 'user', content: text });

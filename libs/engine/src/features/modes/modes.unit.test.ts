@@ -194,6 +194,7 @@ describe('/mode and set_mode', () => {
       models: [],
       checkpoints: undefined,
       tree: undefined,
+      replacements: undefined,
       clock: { now: () => 0 },
       ids: countingIds(),
       currentModel: () => {

@@ -1,0 +1,185 @@
+import type { SessionEvent } from '@agentwire/contracts';
+import { ModelRequestChain } from '@agentwire/domain';
+import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
+import { waitUntil } from '@agentwire/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Fork into a new session against real runtime processes (issue 12 item 4,
+ * docs/decisions/0240): the new session follows from number 1, holds exactly the
+ * transcript up to the message, and both go on separately, also after their owner died.
+ */
+let stack: RuntimeStack;
+let client: WireDriver;
+
+beforeAll(async () => {
+  stack = await startRuntimeStack({ name: 'fork-e2e' }, ['rtA', 'rtB']);
+  ({ client } = stack);
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** The session's stored messages (the real ones: notices and dividers aside), in order. */
+async function transcript(sid: string) {
+  const rows = await stack.db
+    .selectFrom('messages')
+    .select(['id', 'role', 'data'])
+    .where('session_id', '=', sid)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  const parts = await stack.db
+    .selectFrom('parts')
+    .select(['message_id', 'type', 'data'])
+    .where('session_id', '=', sid)
+    .orderBy('id')
+    .execute();
+  return rows
+    .filter((r) => {
+      const d = r.data as { synthetic?: boolean; semantics?: { kind?: string } };
+      return d.synthetic !== true && d.semantics?.kind !== 'timeline_event';
+    })
+    .map((r) => ({
+      id: r.id,
+      role: r.role,
+      parts: parts
+        .filter((p) => p.message_id === r.id)
+        .map((p) => {
+          const {
+            id: _id,
+            messageId: _m,
+            sessionId: _s,
+            ...rest
+          } = p.data as Record<string, unknown>;
+          return rest;
+        }),
+    }));
+}
+
+/**
+ * What the model was sent in the turn `turnId`, in full: a request names only what it adds
+ * to the one before (docs/decisions/0161), so the chain is rebuilt from the session's events.
+ */
+function sentIn(events: readonly SessionEvent[], turnId: string): string[] {
+  const chain = new ModelRequestChain();
+  let sent: readonly { content: unknown }[] | undefined;
+  for (const e of events) {
+    const messages = chain.add(e);
+    if (e.type === 'model_request' && e.turnId === turnId && messages !== undefined)
+      sent = messages;
+  }
+  if (sent === undefined) throw new Error(`no request in ${turnId}`);
+  return sent.map((m) => String(m.content));
+}
+
+describe('fork (issue 12)', () => {
+  it('forks at a message of turn 2 into a session that follows from 1 and goes on alone', async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const follow = client.follow(sid, 0);
+    expect(await client.op(sid, 'set_mode', { mode: 'yolo' })).toMatchObject({ ok: true });
+    for (const scenario of ['undo_create', 'undo_change']) {
+      expect(await client.runTurn(sid, `[scenario:${scenario}] go`, follow)).toMatchObject({
+        ok: true,
+        status: 'complete',
+      });
+    }
+    const upToTurn2 = await transcript(sid);
+    const target = upToTurn2.at(-1)?.id ?? '';
+    expect(await client.runTurn(sid, '[scenario:undo_more] go', follow)).toMatchObject({
+      ok: true,
+    });
+    const forked = await client.op(sid, 'prompt', { text: `/fork ${target}` });
+    expect(forked).toMatchObject({
+      ok: true,
+      command: 'fork',
+      result: { targetMessageId: target, messageCount: upToTurn2.length },
+    });
+    const fid = String(
+      (forked as unknown as { result: { forkedSessionId: string } }).result.forkedSessionId,
+    );
+    expect(fid).not.toBe(sid);
+    // Both sessions say so; the new one from number 1.
+    await waitUntil(() => follow.events.some((e) => e.type === 'session_forked'), {
+      timeoutMs: 5_000,
+    });
+    expect(follow.events.find((e) => e.type === 'session_forked')?.payload).toEqual({
+      originalSessionId: sid,
+      forkedSessionId: fid,
+      targetMessageId: target,
+    });
+    const followFork = client.follow(fid, 0);
+    await waitUntil(() => followFork.events.length > 0, { timeoutMs: 5_000 });
+    expect(followFork.events[0]).toMatchObject({
+      sequenceNumber: 1,
+      type: 'session_forked',
+      payload: { originalSessionId: sid, forkedSessionId: fid, targetMessageId: target },
+    });
+    // Exactly the transcript up to that message: the same messages and parts, copied.
+    const copied = await transcript(fid);
+    expect(copied.map(({ role, parts }) => ({ role, parts }))).toEqual(
+      upToTurn2.map(({ role, parts }) => ({ role, parts })),
+    );
+    expect(copied.every((m) => !upToTurn2.some((o) => o.id === m.id))).toBe(true);
+    // Its timeline shows the fork, the model never does.
+    const divider = await stack.db
+      .selectFrom('parts')
+      .select('data')
+      .where('session_id', '=', fid)
+      .where('type', '=', 'timeline')
+      .execute();
+    expect(divider.map((d) => d.data)).toEqual([
+      expect.objectContaining({
+        kind: 'session_fork',
+        originalSessionId: sid,
+        forkedSessionId: fid,
+      }),
+    ]);
+    // The owner dies; each session goes on by itself on the instance that takes it over.
+    await stack.killRuntime(String(opened.owner));
+    const inFork = await client.runTurn(fid, 'fork: what now?', followFork, { inputId: 'in-f' });
+    expect(inFork).toMatchObject({ ok: true, status: 'complete' });
+    const forkSent = sentIn(followFork.events, String(inFork.ok ? inFork.turnId : ''));
+    expect(forkSent.at(-1)).toBe('fork: what now?');
+    expect(forkSent.at(-2)).toContain(`forked from session ${sid}`);
+    expect(forkSent).toContain('[scenario:undo_change] go');
+    expect(forkSent.join('\n')).not.toContain('undo_more');
+    const inOriginal = await client.runTurn(sid, 'original: and you?', follow, { inputId: 'in-o' });
+    expect(inOriginal).toMatchObject({ ok: true, status: 'complete' });
+    const originalSent = sentIn(follow.events, String(inOriginal.ok ? inOriginal.turnId : ''));
+    expect(originalSent, JSON.stringify(originalSent)).toContain('[scenario:undo_more] go');
+    expect(originalSent.join('\n')).not.toContain('fork: what now?');
+    expect(forkSent.join('\n')).not.toContain('original: and you?');
+    await follow.stop();
+    await followFork.stop();
+  });
+
+  it('refuses a fork at a message it does not hold, and changes nothing', async () => {
+    const a = await client.open();
+    const b = await client.open();
+    if (!a.ok || !b.ok) throw new Error('no session');
+    const sa = String(a.sessionId);
+    const sb = String(b.sessionId);
+    const followB = client.follow(sb, 0);
+    expect(await client.runTurn(sb, 'hello', followB)).toMatchObject({ ok: true });
+    const [other] = await transcript(sb);
+    for (const [text, code] of [
+      ['/fork', 'invalid_command'],
+      ['/fork msg_nowhere', 'unknown_message'],
+      [`/fork ${other?.id}`, 'unknown_message'],
+      ['/fork a b', 'invalid_command'],
+    ] as const) {
+      expect(await client.op(sa, 'prompt', { text }), text).toMatchObject({
+        ok: false,
+        error: { code },
+      });
+    }
+    const sessions = await stack.db.selectFrom('sessions').select('id').execute();
+    expect(sessions.map((s) => s.id)).not.toContain(undefined);
+    expect(await transcript(sb)).toHaveLength(2);
+    await followB.stop();
+  });
+});
