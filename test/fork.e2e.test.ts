@@ -1,5 +1,7 @@
-import type { SessionEvent } from '@agentwire/contracts';
+import { QueryClient, RuntimeClient } from '@agentwire/bus';
+import type { SessionEvent, TranscriptEntry } from '@agentwire/contracts';
 import { ModelRequestChain } from '@agentwire/domain';
+import { QueryConfig, startQueryService } from '@agentwire/query';
 import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,13 +13,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  */
 let stack: RuntimeStack;
 let client: WireDriver;
+let query: Awaited<ReturnType<typeof startQueryService>>;
+let queries: QueryClient;
+let runtimes: RuntimeClient;
 
 beforeAll(async () => {
   stack = await startRuntimeStack({ name: 'fork-e2e' }, ['rtA', 'rtB']);
   ({ client } = stack);
+  const { env } = stack;
+  query = await startQueryService(
+    QueryConfig.parse({
+      NATS_URL: env.natsUrl,
+      DATABASE_URL: env.databaseUrl,
+      AW_PREFIX: env.prefix,
+      HTTP_HOST: '127.0.0.1',
+      AW_PG_POOL_SIZE: '2',
+    }),
+  );
+  queries = new QueryClient(stack.bus, stack.names, { timeoutMs: 15_000 });
+  runtimes = new RuntimeClient(stack.bus, stack.names, { timeoutMs: 15_000 });
 }, 120_000);
 
 afterAll(async () => {
+  await query?.stop();
   await stack?.stop();
 });
 
@@ -181,5 +199,84 @@ describe('fork (issue 12)', () => {
     expect(sessions.map((s) => s.id)).not.toContain(undefined);
     expect(await transcript(sb)).toHaveLength(2);
     await followB.stop();
+  });
+
+  it('exports a session and imports it back as a new one with an identical transcript', async () => {
+    const opened = await client.open();
+    if (!opened.ok) throw new Error(opened.error.message);
+    const sid = String(opened.sessionId);
+    const follow = client.follow(sid, 0);
+    expect(await client.op(sid, 'set_mode', { mode: 'yolo' })).toMatchObject({ ok: true });
+    for (const scenario of ['undo_create', 'undo_change']) {
+      await client.runTurn(sid, `[scenario:${scenario}] go`, follow);
+    }
+    // A branch too: rewind to before turn 2, then a turn on the new branch.
+    const [checkpoint] = follow.events.flatMap((e) =>
+      e.type === 'checkpoint_created' &&
+      e.turnId === follow.events.findLast((t) => t.type === 'turn_started')?.turnId
+        ? [e.payload.checkpointId]
+        : [],
+    );
+    expect(await client.op(sid, 'prompt', { text: `/rewind ${checkpoint}` })).toMatchObject({
+      ok: true,
+    });
+    await client.runTurn(sid, 'on the new branch', follow);
+    const exported = await queries.exportSession(sid);
+    if (!exported.ok) throw new Error(JSON.stringify(exported));
+    expect(exported.messages).toBeGreaterThan(6);
+    const imported = await runtimes.importSession(exported.transcript);
+    if (!imported.ok) throw new Error(JSON.stringify(imported));
+    expect(imported.imported).toBe(exported.messages);
+    const iid = imported.sessionId;
+    // The import's own export is the same transcript, ids aside (each is the new session's).
+    const again = await queries.exportSession(iid);
+    if (!again.ok) throw new Error(JSON.stringify(again));
+    const normal = (text: string, session: string, suffix: string) =>
+      text
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map(
+          (line) =>
+            JSON.parse(line.split(suffix).join('').split(session).join('S')) as TranscriptEntry,
+        );
+    const suffix = `_${iid.slice(-10)}`;
+    expect(normal(again.transcript, iid, suffix)).toEqual(
+      normal(exported.transcript, sid, '\u0000'),
+    );
+    // A normal session from then on: its model sees the active chain, the branch included.
+    const followImport = client.follow(iid, 0);
+    const turn = await client.runTurn(iid, 'imported: go on', followImport);
+    expect(turn).toMatchObject({ ok: true, status: 'complete' });
+    const sent = sentIn(followImport.events, String(turn.ok ? turn.turnId : ''));
+    expect(sent.at(-1)).toBe('imported: go on');
+    expect(sent).toContain('on the new branch');
+    expect(sent.join('\n')).not.toContain('undo_change');
+    // Bad files: a typed error naming the line, and no session made.
+    const before = (await stack.db.selectFrom('sessions').select('id').execute()).length;
+    const lines = exported.transcript.trim().split('\n');
+    const cyclic = lines.map((line, i) => {
+      if (i !== 1) return line;
+      const entry = JSON.parse(line) as TranscriptEntry;
+      return JSON.stringify({
+        ...entry,
+        message: { ...entry.message, treeParentId: entry.message.id },
+      });
+    });
+    for (const [text, code, line] of [
+      ['not a transcript', 'invalid_transcript', 1],
+      [`${lines[0]}\n{"message":`, 'invalid_transcript', 2],
+      [cyclic.join('\n'), 'invalid_transcript', 2],
+      [`${lines[0]}\n${'x'.repeat(950 * 1024)}`, 'transcript_too_large', 0],
+    ] as const) {
+      const refused = await runtimes.importSession(text);
+      expect(refused, text.slice(0, 40)).toMatchObject({
+        ok: false,
+        error: { code, detail: { line } },
+      });
+    }
+    expect((await stack.db.selectFrom('sessions').select('id').execute()).length).toBe(before);
+    await follow.stop();
+    await followImport.stop();
   });
 });

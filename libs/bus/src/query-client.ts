@@ -2,6 +2,7 @@ import {
   ArchiveReply,
   type ArchiveRequest,
   DeleteReply,
+  ExportReply,
   HistoryReply,
   type HistoryRequest,
   ListSessionsReply,
@@ -60,6 +61,11 @@ export class QueryClient {
   /** Deletes a session's rows and events; `session_active` while a runtime holds it. */
   delete(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<DeleteReply>> {
     return this.#request('delete', { sessionId }, DeleteReply, options);
+  }
+
+  /** The session as a transcript file (every branch), for an import elsewhere (0241). */
+  exportSession(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<ExportReply>> {
+    return this.#request('export', { sessionId }, ExportReply, options);
   }
 
   #request<T>(

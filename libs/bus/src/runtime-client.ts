@@ -107,6 +107,14 @@ export class RuntimeClient {
     return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
   }
 
+  /**
+   * Imports a transcript file (an export's, 0241) as a new session, resident at `owner`;
+   * `invalid_transcript` or `transcript_too_large` naming the line, and nothing written.
+   */
+  importSession(transcript: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>> {
+    return this.#request(this.#names.runtimeOpen, { transcript }, OpenReply, options);
+  }
+
   /** Creates a new, empty session with the given id; `session_exists` when it has a trace. */
   create(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<CreateReply>> {
     return this.#op(sessionId, 'create', {}, CreateReply, options);

@@ -100,6 +100,8 @@ export {
   ArchiveRequest,
   DeleteReply,
   DeleteRequest,
+  ExportReply,
+  ExportRequest,
   HistoryMessage,
   HistoryReply,
   HistoryRequest,
@@ -177,3 +179,12 @@ export {
   titleModelMessages,
   titleOutputLimit,
 } from './title-protocol.ts';
+export {
+  formatTranscript,
+  type ParsedTranscript,
+  parseTranscript,
+  TRANSCRIPT_FORMAT,
+  type TranscriptEntry,
+  type TranscriptFileError,
+  TranscriptHeader,
+} from './transcript/transcript-file.ts';

@@ -15,7 +15,7 @@ import { SessionId } from './session-event.ts';
 export const QUERY_QUEUE_GROUP = 'query';
 
 /** The operations answered on `<prefix>.query.<op>`. */
-const QUERY_OPS = ['list_sessions', 'history', 'archive', 'delete'] as const;
+const QUERY_OPS = ['list_sessions', 'history', 'archive', 'delete', 'export'] as const;
 /** One query operation. */
 export type QueryOp = (typeof QUERY_OPS)[number];
 
@@ -180,6 +180,25 @@ export const DeleteReply = z.object({
 export type DeleteReply = z.infer<typeof DeleteReply>;
 
 /**
+ * `<prefix>.query.export`: a whole session as a transcript file (docs/decisions/0241): the
+ * JSON Lines of `formatTranscript`, every branch, in the transcript's order; import reads
+ * it back as a new session (`aw.rt.open` with `transcript`).
+ */
+export const ExportRequest = z.strictObject({ sessionId: QuerySessionId });
+/** `export` request. */
+export type ExportRequest = z.infer<typeof ExportRequest>;
+
+/** Reply of `export`: the file's text and how many messages it holds. */
+export const ExportReply = z.object({
+  ok: z.literal(true),
+  sessionId: SessionId,
+  messages: z.number().int().min(0),
+  transcript: z.string(),
+});
+/** Reply of `export`. */
+export type ExportReply = z.infer<typeof ExportReply>;
+
+/**
  * Every code the query service answers `{ ok: false, error }` with:
  * - `invalid_request`: the body is not JSON or failed its schema (unknown filter, negative
  *   limit, malformed id, ...); `detail.issues` lists each `{ path, message }`;
@@ -188,6 +207,7 @@ export type DeleteReply = z.infer<typeof DeleteReply>;
  *   whose message is gone;
  * - `not_found`: no such session;
  * - `session_active`: `delete` of a session a runtime holds (close it first);
+ * - `transcript_too_large`: an `export` over what one reply carries (`detail.limit`);
  * - `not_caught_up`: `asOfSeq` beyond what the store has applied yet (retry);
  * - `unavailable`: Postgres or the stream could not be read or written (retry);
  * - `internal`: anything unclassified.
@@ -198,6 +218,7 @@ export const QueryErrorCode = z.enum([
   'bad_cursor',
   'not_found',
   'session_active',
+  'transcript_too_large',
   'not_caught_up',
   'unavailable',
   'internal',

@@ -11,7 +11,19 @@ import { PermissionDecision } from './payloads/permission.ts';
 import { SessionId } from './session-event.ts';
 
 /** `aw.rt.open`: claim and load a session (a new one when `sessionId` is absent). */
-export const OpenRequest = z.strictObject({ sessionId: SessionId.optional() });
+export const OpenRequest = z
+  .strictObject({
+    sessionId: SessionId.optional(),
+    /**
+     * A transcript file (`formatTranscript`, docs/decisions/0241): the session opened is a
+     * new one holding it (an import); the runtime picks its id.
+     */
+    transcript: z.string().optional(),
+  })
+  .refine((r) => r.transcript === undefined || r.sessionId === undefined, {
+    message: 'an import makes a new session: give a transcript or a sessionId, not both',
+    path: ['sessionId'],
+  });
 export type OpenRequest = z.infer<typeof OpenRequest>;
 
 /**
@@ -187,7 +199,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  *   checkpoint of a branch the conversation is not on, 0239; detail `checkpointId`);
  *   `unknown_message` (`/rewind` or `/tree` to a message this session does not hold;
  *   detail `messageId`); `nothing_to_rewind` (`/rewind` to the end of the last turn:
- *   nothing follows it; detail `messageId`); `unknown_ticket` (`await_ticket` of an input id the
+ *   nothing follows it; detail `messageId`); `invalid_transcript` (an import whose file is
+ *   not a transcript: detail `line`, 1-based, 0 for the whole file), `transcript_too_large`
+ *   (over the import's bytes or messages; detail `line`); `unknown_ticket` (`await_ticket` of an input id the
  *   session never accepted; detail `ticketId`);
  * - goals (0231): `no_goal` (`/goal pause|resume|clear` in a session without one),
  *   `invalid_goal_state` (pause of a goal that is not active, resume of one that is not
@@ -226,6 +240,8 @@ export const RuntimeErrorCode = z.enum([
   'checkpoint_not_on_branch',
   'unknown_message',
   'nothing_to_rewind',
+  'invalid_transcript',
+  'transcript_too_large',
   'unknown_ticket',
   'no_goal',
   'invalid_goal_state',
@@ -257,6 +273,8 @@ export const OpenReply = z.object({
   owner: z.string(),
   /** The last sequence number of the session: a follower starts after it or earlier. */
   lastSequence: z.number().int().min(0),
+  /** An import's messages written (0241). */
+  imported: z.number().int().min(0).optional(),
 });
 /** Reply of `aw.rt.open`. */
 export type OpenReply = z.infer<typeof OpenReply>;

@@ -13,6 +13,7 @@ export { isReachable } from './is-reachable.ts';
 export { closeInput, getInput, listInputs } from './ledger-repository.ts';
 export { loadTranscript } from './messages-repository.ts';
 export { migrate } from './migrate.ts';
+export { importMessages } from './persistence-commands.ts';
 export {
   deleteSessionRows,
   listSessionPage,
@@ -22,6 +23,7 @@ export {
   type StoredMessage,
   setSessionArchived,
 } from './read-side.ts';
+export { readTranscript, type StoredTranscript } from './read-transcript.ts';
 export type { Database } from './schema.ts';
 export { getLastSequence } from './session-sequence.ts';
 export {

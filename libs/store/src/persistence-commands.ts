@@ -61,6 +61,25 @@ export function messageInput(
   };
 }
 
+/**
+ * Writes an imported transcript's messages with their parts as they are (0241), at
+ * version 1: a repeat writes nothing. True when anything was written.
+ */
+export async function importMessages(
+  db: Kysely<Database>,
+  entries: PersistenceCommandOf<'import_messages'>['entries'],
+): Promise<boolean> {
+  let written = false;
+  for (const e of entries) {
+    const { outcome } = await saveMessageWithParts(db, {
+      message: messageInput(e.message, 1),
+      parts: e.parts.map((p) => partInput(p, 1)),
+    });
+    if (outcome === 'applied') written = true;
+  }
+  return written;
+}
+
 const fromVersioned = (o: VersionedWriteOutcome): CommandResult => ({ outcome: o });
 
 type Handler<K extends PersistenceCommandKind> = (
@@ -147,6 +166,9 @@ const HANDLERS: { readonly [K in PersistenceCommandKind]: Handler<K> } = {
       ? { outcome: 'applied' }
       : { outcome: 'condition_failed', reason: 'input_not_admitted' };
   },
+  import_messages: async (trx, c) => ({
+    outcome: (await importMessages(trx, c.entries)) ? 'applied' : 'duplicate',
+  }),
   copy_transcript: async (trx, c) => {
     const result = await copyTranscript(trx, {
       fromSessionId: c.fromSessionId,

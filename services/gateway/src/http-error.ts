@@ -29,6 +29,8 @@ const STATUS_OF_CODE: Readonly<Record<RuntimeFailureCode, number>> = {
   unknown_message: 404,
   checkpoint_not_on_branch: 409,
   nothing_to_rewind: 409,
+  invalid_transcript: 400,
+  transcript_too_large: 413,
   unknown_ticket: 404,
   unknown_session: 404,
   not_found: 404,

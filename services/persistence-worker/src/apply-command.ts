@@ -10,6 +10,7 @@ import {
   copyTranscript,
   type Database,
   ensureSession,
+  importMessages,
   isMessageCommand,
   type MessageCommand,
   type MessageCommandResult,
@@ -17,7 +18,12 @@ import {
 } from '@agentwire/store';
 import type { Kysely } from 'kysely';
 
-type SessionCommandKind = 'ensure_session' | 'update_title' | 'close_input' | 'copy_transcript';
+type SessionCommandKind =
+  | 'ensure_session'
+  | 'update_title'
+  | 'close_input'
+  | 'copy_transcript'
+  | 'import_messages';
 
 type Handler<K extends SessionCommandKind> = (
   db: Kysely<Database>,
@@ -109,6 +115,8 @@ const HANDLERS: { readonly [K in SessionCommandKind]: Handler<K> } = {
     return closed ? ok(c, 'applied') : { ...ok(c, 'applied'), outcome: 'condition_failed' };
   },
   // A fork's transcript (0240): applied, a duplicate when already copied, or refused.
+  // An imported transcript's chunk (0241): applied, or a duplicate when already written.
+  import_messages: async (db, c) => ok(c, await importMessages(db, c.entries)),
   copy_transcript: async (db, c) => {
     const result = await copyTranscript(db, {
       fromSessionId: c.fromSessionId,

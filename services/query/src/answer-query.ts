@@ -4,6 +4,9 @@ import {
   type DeleteReply,
   DeleteRequest,
   EpochMs,
+  type ExportReply,
+  ExportRequest,
+  formatTranscript,
   type HistoryMessage,
   HistoryMessage as HistoryMessageSchema,
   type HistoryReply,
@@ -17,6 +20,7 @@ import {
   SessionStatus,
   type SessionSummary,
   TitleSource,
+  TRANSCRIPT_FORMAT,
 } from '@agentwire/contracts';
 import {
   type Database,
@@ -24,6 +28,7 @@ import {
   listSessionPage,
   readHistoryPage,
   readSessionMarks,
+  readTranscript,
   type SessionPageRow,
   type StoredMessage,
   StoreError,
@@ -54,6 +59,7 @@ export type QueryReply =
   | HistoryReply
   | ArchiveReply
   | DeleteReply
+  | ExportReply
   | QueryErrorReply;
 
 const decoder = new TextDecoder();
@@ -128,7 +134,57 @@ const HANDLERS: Readonly<Record<QueryOp, Handler>> = {
   history,
   archive,
   delete: deleteSession,
+  export: exportSession,
 };
+
+/** What one export reply may carry: below NATS's default 1 MiB payload, with room. */
+const EXPORT_MAX_BYTES = 900 * 1024;
+
+/**
+ * `export` (docs/decisions/0241): every message of the session with its parts as a
+ * transcript file, once the worker committed every write of the session (retry otherwise).
+ */
+async function exportSession(body: unknown, deps: QueryDeps): Promise<QueryReply> {
+  const request = parse(ExportRequest, body);
+  if (isRefusal(request)) return request;
+  const { sessionId } = request;
+  const pending = await deps.pendingCommands(sessionId);
+  if (pending > 0) {
+    return refuse(
+      'not_caught_up',
+      `the store has not yet committed ${pending} write(s) of session ${sessionId}; retry`,
+      { pendingCommands: pending, retryable: true },
+    );
+  }
+  const stored = await readTranscript(deps.db, sessionId);
+  if (!stored.found) return refuse('not_found', `no session ${sessionId}`, { sessionId });
+  const entries: HistoryMessage[] = [];
+  for (const m of stored.messages) {
+    const entry = historyMessageOf(m);
+    if (isRefusal(entry)) return entry;
+    entries.push(entry);
+  }
+  const transcript = formatTranscript(
+    {
+      format: TRANSCRIPT_FORMAT,
+      version: 1,
+      sessionId,
+      title: stored.title,
+      exportedAt: Date.now(),
+    },
+    entries,
+  );
+  const bytes = Buffer.byteLength(transcript, 'utf8');
+  if (bytes > EXPORT_MAX_BYTES) {
+    return refuse(
+      'transcript_too_large',
+      `session ${sessionId} exports to ${bytes} bytes, over the ${EXPORT_MAX_BYTES} one reply carries`,
+      { limit: EXPORT_MAX_BYTES, bytes },
+    );
+  }
+  const reply: ExportReply = { ok: true, sessionId, messages: entries.length, transcript };
+  return reply;
+}
 
 async function listSessions(body: unknown, deps: QueryDeps): Promise<QueryReply> {
   const request = parse(ListSessionsRequest, body);

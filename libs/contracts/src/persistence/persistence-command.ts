@@ -201,6 +201,19 @@ const CopyTranscriptCommand = z.object({
   idSuffix: z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/),
 });
 
+/**
+ * `import_messages` (docs/decisions/0241): messages of an imported transcript, each with
+ * its parts, written as they are (already of this command's session, ids already its own)
+ * in one transaction; a redelivery changes nothing. An import sends them in chunks.
+ */
+const ImportMessagesCommand = z.object({
+  ...commandFields,
+  kind: z.literal('import_messages'),
+  entries: z
+    .array(z.object({ message: z.union([UserMessage, AssistantMessage]), parts: z.array(Part) }))
+    .min(1),
+});
+
 /** Every command schema by kind; a missing kind is a compile error. */
 export const PERSISTENCE_COMMAND_SCHEMAS = {
   save_user_message: SaveUserMessageCommand,
@@ -212,6 +225,7 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
   update_title: UpdateTitleCommand,
   close_input: CloseInputCommand,
   copy_transcript: CopyTranscriptCommand,
+  import_messages: ImportMessagesCommand,
 } as const;
 
 /** The kind of a persistence command. */

@@ -149,7 +149,8 @@ export const samplePersistenceCommands: {
     | 'ensure_session'
     | 'update_title'
     | 'close_input'
-    | 'copy_transcript']: PersistenceCommandOf<K>;
+    | 'copy_transcript'
+    | 'import_messages']: PersistenceCommandOf<K>;
 } = {
   save_user_message: {
     ...commandBase,
@@ -250,5 +251,31 @@ export const samplePersistenceCommands: {
     fromSessionId: 'ses-origin',
     messageIds: ['msg-1', 'msg-2'],
     idSuffix: '_f1',
+  },
+  import_messages: {
+    ...commandBase,
+    commandId: 'cmd-10',
+    kind: 'import_messages',
+    entries: [
+      {
+        message: {
+          id: 'msg-imported',
+          sessionId: 'ses-1',
+          role: 'user',
+          time: { created: 1_700_000_000_000 },
+          agent: 'build',
+          treeParentId: null,
+        },
+        parts: [
+          {
+            id: 'prt-imported',
+            sessionId: 'ses-1',
+            messageId: 'msg-imported',
+            type: 'text',
+            text: 'hi',
+          },
+        ],
+      },
+    ],
   },
 };

@@ -5,6 +5,7 @@ import {
   nextCommandVersion,
   type Part,
   type PersistenceCommand,
+  type PersistenceCommandOf,
   PersistenceConfirmation,
   type TitleSource,
   type UserMessage,
@@ -149,6 +150,14 @@ export class CommandWriter implements TranscriptWriter {
    * admitted any more (its promotion committed first). Unconfirmed when the worker did not
    * answer in time.
    */
+  /** An imported transcript's messages, as they are, confirmed (0241). */
+  importMessages(
+    entries: PersistenceCommandOf<'import_messages'>['entries'],
+    ctx: WriteContext,
+  ): Promise<ConfirmedWrite> {
+    return this.#confirmed({ ...this.#base(ctx), kind: 'import_messages', entries });
+  }
+
   /** A fork's transcript copied into this writer's session, confirmed (0240). */
   copyTranscript(
     copy: {

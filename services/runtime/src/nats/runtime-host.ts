@@ -21,6 +21,7 @@ import { parseRequest } from './request-body.ts';
 import { type Resident, ResidentPool } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
 import { forkSession } from './session-fork.ts';
+import { importSession } from './session-import.ts';
 import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 import { type SessionTrace, sessionTrace } from './session-trace.ts';
@@ -282,6 +283,22 @@ export class RuntimeHost {
   async #onOpen(m: Msg): Promise<void> {
     try {
       const req = parseRequest(OpenRequest, m.data);
+      if (req.transcript !== undefined) {
+        const imported = await importSession(
+          { o: this.#o, activate: (id) => this.activate(id, 'open') },
+          req.transcript,
+        );
+        m.respond(
+          JSON.stringify({
+            ok: true,
+            sessionId: imported.sessionId,
+            owner: this.#o.instanceId,
+            lastSequence: imported.resident.appender.latestSequence,
+            imported: imported.messages,
+          }),
+        );
+        return;
+      }
       const sessionId = req.sessionId ?? this.#o.ids.newId('ses');
       const r = await this.activate(sessionId, 'open');
       m.respond(
