@@ -3,6 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SessionEvent } from '@agentwire/contracts';
 import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
+import { waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -165,6 +166,27 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
     );
     const unknown = await client.op(sid, 'prompt', { text: '/rewind cp_nothing' });
     expect(unknown).toMatchObject({ ok: false, error: { code: 'unknown_checkpoint' } });
+    await follow.stop();
+  });
+
+  it('marks the first question rewound away, so no generated title applies (R9.9)', async () => {
+    const { sid, follow } = await session();
+    const turn = await client.runTurn(sid, '[scenario:undo_create] go', follow);
+    const [first] = checkpointsOf(follow.events, String(turn.ok ? turn.turnId : ''));
+    const edited = async () =>
+      (
+        await stack.db
+          .selectFrom('sessions')
+          .select('first_input_edited')
+          .where('id', '=', sid)
+          .executeTakeFirstOrThrow()
+      ).first_input_edited;
+    expect(await edited()).toBe(false);
+    expect(await client.op(sid, 'prompt', { text: `/rewind ${first}` })).toMatchObject({
+      ok: true,
+      result: { strategy: 'active_chain' },
+    });
+    await waitUntil(edited, { timeoutMs: 10_000, what: 'first_input_edited' });
     await follow.stop();
   });
 });

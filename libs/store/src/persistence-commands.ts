@@ -17,7 +17,7 @@ import {
   type VersionedWriteOutcome,
 } from './messages-repository.ts';
 import type { Database } from './schema.ts';
-import { ensureSession, updateTitle } from './sessions-repository.ts';
+import { ensureSession, markFirstInputEdited, updateTitle } from './sessions-repository.ts';
 import { inTransaction } from './transaction.ts';
 
 /**
@@ -165,6 +165,10 @@ const HANDLERS: { readonly [K in PersistenceCommandKind]: Handler<K> } = {
     return closed
       ? { outcome: 'applied' }
       : { outcome: 'condition_failed', reason: 'input_not_admitted' };
+  },
+  mark_first_input_edited: async (trx, c) => {
+    await markFirstInputEdited(trx, c.sessionId);
+    return { outcome: 'applied' };
   },
   import_messages: async (trx, c) => ({
     outcome: (await importMessages(trx, c.entries)) ? 'applied' : 'duplicate',

@@ -14,6 +14,7 @@ import {
   isMessageCommand,
   type MessageCommand,
   type MessageCommandResult,
+  markFirstInputEdited,
   updateTitle,
 } from '@agentwire/store';
 import type { Kysely } from 'kysely';
@@ -23,7 +24,8 @@ type SessionCommandKind =
   | 'update_title'
   | 'close_input'
   | 'copy_transcript'
-  | 'import_messages';
+  | 'import_messages'
+  | 'mark_first_input_edited';
 
 type Handler<K extends SessionCommandKind> = (
   db: Kysely<Database>,
@@ -117,6 +119,11 @@ const HANDLERS: { readonly [K in SessionCommandKind]: Handler<K> } = {
   // A fork's transcript (0240): applied, a duplicate when already copied, or refused.
   // An imported transcript's chunk (0241): applied, or a duplicate when already written.
   import_messages: async (db, c) => ok(c, await importMessages(db, c.entries)),
+  // R9.9: the first question was rewound away (0239); repeating it changes nothing.
+  mark_first_input_edited: async (db, c) => {
+    await markFirstInputEdited(db, c.sessionId);
+    return ok(c, 'applied');
+  },
   copy_transcript: async (db, c) => {
     const result = await copyTranscript(db, {
       fromSessionId: c.fromSessionId,

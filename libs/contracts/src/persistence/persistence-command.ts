@@ -214,6 +214,15 @@ const ImportMessagesCommand = z.object({
     .min(1),
 });
 
+/**
+ * `mark_first_input_edited` (R9.9, docs/decisions/0239): the session's first question was
+ * rewound away; no generated title applies from now on.
+ */
+const MarkFirstInputEditedCommand = z.object({
+  ...commandFields,
+  kind: z.literal('mark_first_input_edited'),
+});
+
 /** Every command schema by kind; a missing kind is a compile error. */
 export const PERSISTENCE_COMMAND_SCHEMAS = {
   save_user_message: SaveUserMessageCommand,
@@ -226,6 +235,7 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
   close_input: CloseInputCommand,
   copy_transcript: CopyTranscriptCommand,
   import_messages: ImportMessagesCommand,
+  mark_first_input_edited: MarkFirstInputEditedCommand,
 } as const;
 
 /** The kind of a persistence command. */

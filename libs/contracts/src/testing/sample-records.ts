@@ -150,7 +150,8 @@ export const samplePersistenceCommands: {
     | 'update_title'
     | 'close_input'
     | 'copy_transcript'
-    | 'import_messages']: PersistenceCommandOf<K>;
+    | 'import_messages'
+    | 'mark_first_input_edited']: PersistenceCommandOf<K>;
 } = {
   save_user_message: {
     ...commandBase,
@@ -251,6 +252,11 @@ export const samplePersistenceCommands: {
     fromSessionId: 'ses-origin',
     messageIds: ['msg-1', 'msg-2'],
     idSuffix: '_f1',
+  },
+  mark_first_input_edited: {
+    ...commandBase,
+    commandId: 'cmd-11',
+    kind: 'mark_first_input_edited',
   },
   import_messages: {
     ...commandBase,

@@ -23,6 +23,8 @@ export interface SessionTree {
     notice: { readonly id: string; readonly text: string },
     traceId: string,
   ): Promise<void>;
+  /** R9.9: the first question was rewound away, so no generated title applies any more. */
+  firstQuestionRewound(traceId: string): Promise<void>;
 }
 
 /** What a {@link SessionTree} works with. */
@@ -33,12 +35,14 @@ export interface SessionTreeDeps {
   readonly conversation: Conversation;
   readonly ids: IdSource;
   readonly clock: RuntimeClock;
+  readonly markFirstInputRewound: (traceId: string) => Promise<void>;
 }
 
 /** The session tree over the host's transcript reader and the session's chain. */
 export function sessionTree(d: SessionTreeDeps): SessionTree {
   return {
     leaf: () => d.chain.leaf,
+    firstQuestionRewound: (traceId) => d.markFirstInputRewound(traceId),
     messages: () => d.reader.tree(d.sessionId),
     async moveTo(target, notice, traceId) {
       const rows = target === null ? [] : await d.reader.chain(d.sessionId, target);

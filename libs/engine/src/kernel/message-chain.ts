@@ -70,5 +70,6 @@ export function chainedWriter(writer: TranscriptWriter, chain: MessageChain): Tr
       writer.saveAssistantMessage({ ...message, treeParentId: chain.stamp(message.id) }, ctx),
     savePart: (part, ctx) => writer.savePart(part, ctx),
     updateTitle: (update, ctx) => writer.updateTitle(update, ctx),
+    markFirstInputRewound: (ctx) => writer.markFirstInputRewound(ctx),
   };
 }

@@ -169,6 +169,11 @@ export class SessionFeatures {
               conversation,
               ids: o.ids,
               clock: o.clock,
+              markFirstInputRewound: (traceId) =>
+                o.writer.markFirstInputRewound({
+                  sequence: o.emitter.appender.latestSequence,
+                  traceId,
+                }),
             }),
       turnRunning: o.turnRunning,
       wake: o.wake,

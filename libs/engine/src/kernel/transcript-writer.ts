@@ -66,4 +66,6 @@ export interface TranscriptWriter {
     update: { readonly sessionId: string; readonly title: string; readonly source: TitleSource },
     ctx: WriteContext,
   ): Promise<ConfirmedWrite>;
+  /** R9.9: the first question was rewound away; no generated title applies any more. */
+  markFirstInputRewound(ctx: WriteContext): Promise<void>;
 }

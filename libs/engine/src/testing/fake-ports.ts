@@ -120,6 +120,9 @@ export class RecordingWriter implements TranscriptWriter {
     Part.parse(part);
     this.calls.push({ kind: 'save_part', sequence: ctx.sequence, value: part });
   }
+  async markFirstInputRewound(ctx: { sequence: number }): Promise<void> {
+    this.calls.push({ kind: 'mark_first_input_rewound', sequence: ctx.sequence, value: null });
+  }
   async updateTitle(
     update: { title: string; source: string },
     ctx: { sequence: number },

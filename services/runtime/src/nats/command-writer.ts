@@ -150,6 +150,11 @@ export class CommandWriter implements TranscriptWriter {
    * admitted any more (its promotion committed first). Unconfirmed when the worker did not
    * answer in time.
    */
+  /** R9.9: the first question was rewound away (0239); published, not awaited. */
+  async markFirstInputRewound(ctx: WriteContext): Promise<void> {
+    await this.#send({ ...this.#base(ctx), kind: 'mark_first_input_edited' });
+  }
+
   /** An imported transcript's messages, as they are, confirmed (0241). */
   importMessages(
     entries: PersistenceCommandOf<'import_messages'>['entries'],

@@ -48,6 +48,15 @@ export interface ChainMoveRequest {
   readonly kind: 'rewind' | 'switch';
 }
 
+/**
+ * True when the move leaves the session's first question behind (R9.9): the first prompt
+ * of the active chain is not on the chain ending at `target`.
+ */
+function dropsFirstQuestion(view: TreeView, target: string | null): boolean {
+  const first = view.current.find((id) => view.byId.get(id)?.prompt === true);
+  return first !== undefined && !chainTo(view, target).includes(first);
+}
+
 /** What a move reports: its `rewind_triggered`, and the files. */
 export type ChainMoveResult = Readonly<Record<string, unknown>>;
 
@@ -85,6 +94,7 @@ export async function moveChain(
   store: CheckpointStore | undefined,
   book: CheckpointBook,
   request: ChainMoveRequest,
+  view: TreeView,
 ): Promise<ChainMoveResult> {
   const rewindId = ctx.ids.newId('rw');
   const noticeId = ctx.ids.newId('msg');
@@ -135,6 +145,9 @@ export async function moveChain(
       reason,
     });
     return { rewindId, scope: 'workspace', strategy: 'file_only', reason, restored, removed };
+  }
+  if (dropsFirstQuestion(view, request.target)) {
+    await tree.firstQuestionRewound(ctx.ids.newTraceId());
   }
   if (kept !== undefined && abandoned !== null) {
     const checkpointId = exitCheckpointId(noticeId);

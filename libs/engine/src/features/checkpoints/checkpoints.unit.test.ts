@@ -102,6 +102,8 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       strategy: 'active_chain',
       targetCheckpointId: second,
     });
+    // Turn 1's question stays: titles may still be generated from it (R9.9).
+    expect(h.writer.calls.some((c) => c.kind === 'mark_first_input_rewound')).toBe(false);
     // What turn 2 left is kept as the exit checkpoint of its branch's leaf.
     expect(h.kept).toHaveLength(1);
     expect(h.events.findLast((e) => e.type === 'checkpoint_created')?.payload).toMatchObject({
@@ -294,6 +296,8 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     const notice = h.writer.calls.filter((c) => c.kind === 'save_user_message').at(-1)?.value as {
       message: Record<string, unknown>;
     };
+    // The first question is rewound away: no generated title applies any more (R9.9).
+    expect(h.writer.calls.some((c) => c.kind === 'mark_first_input_rewound')).toBe(true);
     await turn(h, 'what now?');
     // Back to before the first prompt: the notice, then the new prompt, nothing else.
     const request = seen.at(-1) ?? [];

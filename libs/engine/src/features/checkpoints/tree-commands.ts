@@ -183,7 +183,7 @@ export function treeCommands(d: TreeCommandDeps): SlashCommand[] {
           d.book.find(args) !== undefined || args.startsWith('cp')
             ? toCheckpoint(d, view, args)
             : toMessage(d, view, args);
-        return moveChain(d.ctx, d.tree, d.store, d.book, request);
+        return moveChain(d.ctx, d.tree, d.store, d.book, request, view);
       });
       return { kind: 'result', result };
     },
@@ -204,7 +204,7 @@ export function treeCommands(d: TreeCommandDeps): SlashCommand[] {
       guard(command);
       const result = await d.exclusive(async () => {
         const view = await readTree(d.tree);
-        return moveChain(d.ctx, d.tree, d.store, d.book, toBranch(d, view, args));
+        return moveChain(d.ctx, d.tree, d.store, d.book, toBranch(d, view, args), view);
       });
       return { kind: 'result', result };
     },
