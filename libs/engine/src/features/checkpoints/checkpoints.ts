@@ -65,6 +65,8 @@ function attach(ctx: FeatureContext): FeatureHooks {
       return await move();
     } finally {
       rewinding = false;
+      // What waited for this rewind (a second one, a prompt) may start now.
+      ctx.wake();
     }
   };
   const commands = tree === undefined ? [] : treeCommands({ ctx, tree, store, book, exclusive });

@@ -355,4 +355,39 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
       ),
     ).toBe(false);
   });
+
+  it('queues a second rewind sent while one runs, and runs it after (0238)', async () => {
+    const h = setup();
+    await h.session.runCommand('mode', 'yolo');
+    await turn(h, '[scenario:two_tools] one');
+    await turn(h, '[scenario:two_tools] two');
+    const [first = '', second = ''] = h.events.flatMap((e) =>
+      e.type === 'checkpoint_created' ? [e.payload.checkpointId] : [],
+    );
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const rewind = h.store.rewind.bind(h.store);
+    let entered = false;
+    h.store.rewind = async (...args) => {
+      entered = true;
+      await held;
+      return rewind(...args);
+    };
+    const one = h.session.submit(`/rewind ${second}`);
+    await waitUntil(() => entered, {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    const two = await h.session.submit(`/rewind ${first}`, { inputId: 'in-second' });
+    expect(two).toMatchObject({ ok: true, inputId: 'in-second', delivery: 'queue' });
+    release();
+    expect(await one).toMatchObject({ result: { strategy: 'active_chain' } });
+    await waitUntil(() => h.session.actionState('in-second') === 'completed', {
+      timeoutMs: 2_000,
+      intervalMs: 2,
+    });
+    expect(h.events.filter((e) => e.type === 'rewind_triggered')).toHaveLength(2);
+  });
 });
