@@ -189,4 +189,51 @@ describe('undo: checkpoints and rewind (issue 12)', () => {
     await waitUntil(edited, { timeoutMs: 10_000, what: 'first_input_edited' });
     await follow.stop();
   });
+
+  it('refuses moves to what the session does not hold, changing nothing', async () => {
+    const other = await session();
+    await client.runTurn(other.sid, 'elsewhere', other.follow);
+    const foreign = await stack.db
+      .selectFrom('messages')
+      .select('id')
+      .where('session_id', '=', other.sid)
+      .executeTakeFirstOrThrow();
+    const { sid, follow } = await session();
+    const t1 = await client.runTurn(sid, '[scenario:undo_create] go', follow);
+    const t2 = await client.runTurn(sid, '[scenario:undo_change] go', follow);
+    const [inTurn1] = checkpointsOf(follow.events, String(t1.ok ? t1.turnId : ''));
+    const [inTurn2] = checkpointsOf(follow.events, String(t2.ok ? t2.turnId : ''));
+    expect(await client.op(sid, 'prompt', { text: `/rewind ${inTurn2}` })).toMatchObject({
+      ok: true,
+    });
+    const listing = async () =>
+      ((await client.op(sid, 'prompt', { text: '/tree' })) as unknown as { result: unknown })
+        .result;
+    const before = await listing();
+    const files = await treeHash();
+    for (const [text, code] of [
+      [`/rewind ${foreign.id}`, 'unknown_message'],
+      [`/tree ${foreign.id}`, 'unknown_message'],
+      ['/tree msg_*', 'unknown_message'],
+      ['/rewind cp_nothing', 'unknown_checkpoint'],
+      [`/rewind ${inTurn2}`, 'checkpoint_not_on_branch'],
+      ['/rewind ../../etc/passwd', 'unknown_message'],
+    ] as const) {
+      expect(await client.op(sid, 'prompt', { text }), text).toMatchObject({
+        ok: false,
+        error: { code },
+      });
+    }
+    expect(await listing()).toEqual(before);
+    expect(await treeHash()).toBe(files);
+    expect(follow.events.filter((e) => e.type === 'rewind_triggered')).toHaveLength(1);
+    // The checkpoint of turn 1 is still in force on the active branch.
+    expect(await client.op(sid, 'prompt', { text: '/rewind' })).toMatchObject({
+      result: {
+        checkpoints: expect.arrayContaining([expect.objectContaining({ checkpointId: inTurn1 })]),
+      },
+    });
+    await other.follow.stop();
+    await follow.stop();
+  });
 });
