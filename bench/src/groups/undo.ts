@@ -52,6 +52,8 @@ export const undoGroup: BenchGroup = {
       const signal = new AbortController().signal;
       const plain: number[] = [];
       const checked: number[] = [];
+      /** Each checkpointed round again, with its uploads waited for (a turn's end does). */
+      const durable: number[] = [];
       let n = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
         for (const withCheckpoint of [false, true]) {
@@ -70,6 +72,10 @@ export const undoGroup: BenchGroup = {
             }
           }
           (withCheckpoint ? checked : plain).push((performance.now() - started) / CALLS);
+          if (withCheckpoint) {
+            await store.flush();
+            durable.push((performance.now() - started) / CALLS);
+          }
         }
       }
       // A whole-workspace checkpoint (a command's), then 100 files changed by checkpointed
@@ -104,6 +110,32 @@ export const undoGroup: BenchGroup = {
       const rawStarted = performance.now();
       for (const [file, text] of before) await writeFile(path.join(root, file), text);
       const rawMs = performance.now() - rawStarted;
+      // The same rewind by another instance (after a takeover): nothing in its memory, every
+      // manifest and blob read back from the object store.
+      await store.capture('bench-cold', 'cp_all', 'workspace');
+      await store.settle('bench-cold', 'cp_all');
+      const coldIds = ['cp_all'];
+      for (let i = 0; i < CHANGED; i += 1) {
+        const file = fileName(i * 10);
+        const id = `cp_change_${i}`;
+        coldIds.push(id);
+        await store.capture('bench-cold', id, [file]);
+        await write.run({ path: file, content: content(i, 'changed again') }, signal);
+        await store.settle('bench-cold', id);
+      }
+      await store.flush();
+      const other = createWorkspaceCheckpoints({
+        root,
+        blobs: BlobStore.create(bus.nc, names(prefix)),
+      });
+      const coldStarted = performance.now();
+      const cold = await other.rewind('bench-cold', coldIds);
+      const coldMs = performance.now() - coldStarted;
+      if (!cold.ok || cold.restored.length !== CHANGED) {
+        throw new Error(
+          `the cold rewind restored ${cold.ok ? cold.restored.length : JSON.stringify(cold)}`,
+        );
+      }
       log(
         `write_file ${median(plain).toFixed(2)} ms, with its checkpoint ${median(checked).toFixed(2)} ms`,
       );
@@ -116,6 +148,12 @@ export const undoGroup: BenchGroup = {
         { name: 'undo.write_file_ms', value: median(plain), unit: 'ms' },
         { name: 'undo.write_file_checkpointed_ms', value: median(checked), unit: 'ms' },
         { name: 'undo.rewind_ms', value: rewindMs, unit: 'ms', baseline: rawMs },
+        { name: 'undo.rewind_cold_ms', value: coldMs, unit: 'ms', baseline: rawMs },
+        {
+          name: 'undo.checkpoint_durable_overhead_ratio',
+          value: median(durable) / median(plain),
+          unit: 'ratio',
+        },
       ];
     } finally {
       await deleteProvisioned(bus.jsm, names(prefix));

@@ -218,6 +218,8 @@ export interface FeatureHooks {
   queuePolicy?(): QueuePolicy | undefined;
   /** Called once a turn's user message committed, before its first model request. */
   onTurnStart?(turn: TurnStartContext): Promise<void>;
+  /** Before a turn that ran its steps completes (its `turn_complete`): what must be durable by then. */
+  onTurnEnd?(turn: TurnRef): Promise<void>;
   /**
    * Called when a main-turn model step failed (R16.2 `model_error`); true asks the turn to
    * send the step once more (reactive compaction, 0229). A turn retries once at most.

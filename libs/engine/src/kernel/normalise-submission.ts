@@ -122,6 +122,11 @@ export class FeatureSet {
   }
 
   /** True when a feature recovered from a failed step, which the turn then sends again. */
+  /** Runs every feature's turn-end hook, in registration order. */
+  async turnEnding(turn: TurnRef): Promise<void> {
+    for (const hooks of this.#hooks) await hooks.onTurnEnd?.(turn);
+  }
+
   async modelErrored(error: ErrorPayload, turn: TurnRef): Promise<boolean> {
     for (const hooks of this.#hooks) {
       if ((await hooks.onModelError?.(error, turn)) === true) return true;

@@ -186,6 +186,11 @@ export interface CheckpointStore {
   /** Records what the tool left in the checkpoint's scope (to tell the user's edits apart). */
   settle(sessionId: string, checkpointId: string): Promise<void>;
   /**
+   * Resolves once every capture and settle so far is in the shared store (they may upload
+   * in the background); rejects when an upload failed (those checkpoints are unavailable).
+   */
+  flush(): Promise<void>;
+  /**
    * Puts the workspace back as it was before `checkpointIds[0]`, given every checkpoint
    * taken since, oldest first: each file to its state before the first of them that
    * touched it. Refuses, changing nothing, when a file differs from what the agent left.

@@ -143,6 +143,7 @@ export async function runSessionTurn(
         beforeTool: (call) => d.features.set.beforeTool(call),
         afterTool: (call) => d.features.set.afterTool(call),
         recoverModelError: (error, turn) => d.features.set.modelErrored(error, turn),
+        turnEnding: (turn) => d.features.set.turnEnding(turn),
       },
       {
         turnId,

@@ -37,6 +37,8 @@ export interface TurnDeps {
   /** The features' hooks around a call that runs (checkpoints, 0225). */
   readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
   readonly afterTool?: (call: ToolCallContext) => Promise<void>;
+  /** The features' hook before `turn_complete` (checkpoints made durable, 0225). */
+  readonly turnEnding?: (turn: TurnRef) => Promise<void>;
   /** The features' answer to a failed step: true sends it once more (0229). */
   readonly recoverModelError?: (error: ErrorPayload, turn: TurnRef) => Promise<boolean>;
   /** The model's configured context window (R7.4), reported on `model_complete`. */
@@ -111,6 +113,7 @@ export async function runTurn(
     if (resultType === 'cancelled' && spec.signal.reason instanceof BrokerUnavailableError) {
       throw spec.signal.reason;
     }
+    await deps.turnEnding?.({ turnId, traceId });
     await emitter.emit('turn_complete', turnId, traceId, {
       response,
       tokenCount: usage.totalTokens ?? 0,

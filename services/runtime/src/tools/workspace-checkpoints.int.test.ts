@@ -14,6 +14,7 @@ let bus: BusConnection;
 let base: string;
 let root: string;
 let store: CheckpointStore;
+let sharedBlobs: BlobStore;
 let sid = 's0';
 let n = 0;
 
@@ -42,6 +43,7 @@ beforeAll(async () => {
   base = await mkdtemp(path.join(tmpdir(), 'aw-cp-'));
   root = path.join(base, 'ws');
   store = createWorkspaceCheckpoints({ root, blobs, maxFileBytes: 4_096, maxFiles: 50 });
+  sharedBlobs = BlobStore.create(bus.nc, names);
 });
 
 beforeEach(async () => {
@@ -91,6 +93,20 @@ describe('workspace checkpoints in the object store (docs/decisions/0225)', () =
     });
     await rm(path.join(root, 'new'), { recursive: true });
     expect(await treeHash()).toBe(start);
+  });
+
+  it('is in the shared store once flushed: another instance, with nothing in memory, rewinds', async () => {
+    await tool('cp1', ['src/a.txt'], () => writeFile(path.join(root, 'src/a.txt'), 'a2\n'));
+    await tool('cp2', ['d.txt'], () => writeFile(path.join(root, 'd.txt'), 'd\n'));
+    await store.flush();
+    const other = createWorkspaceCheckpoints({ root, blobs: sharedBlobs });
+    expect(await other.rewind(sid, ['cp1', 'cp2'])).toEqual({
+      ok: true,
+      restored: ['src/a.txt'],
+      removed: ['d.txt'],
+      unrestorable: [],
+    });
+    expect(await readFile(path.join(root, 'src/a.txt'), 'utf8')).toBe('a1\n');
   });
 
   it('rewinds to a later checkpoint only what came after it', async () => {

@@ -18,6 +18,13 @@ export interface WorkspaceCheckpointsOptions {
   readonly maxFiles?: number;
 }
 
+/** How many bytes of file contents an instance keeps for its own rewinds. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+/** How many manifests an instance keeps in memory. */
+const MANIFESTS = 1_000;
+/** Blobs a rewind reads back at once. */
+const READS_AT_ONCE = 16;
+
 /** Directories a whole-workspace checkpoint does not walk. */
 const SKIPPED = new Set(['.git', 'node_modules']);
 
@@ -54,6 +61,51 @@ const documentName = (sessionId: string, checkpointId: string) =>
 export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): CheckpointStore {
   const maxFileBytes = o.maxFileBytes ?? 1024 * 1024;
   const maxFiles = o.maxFiles ?? 5_000;
+  // Uploads run behind the tools, in order (flush() waits for them; 0225): a capture reads
+  // and hashes the files at once, so what it records is what was there before the tool.
+  let uploads: Promise<void> = Promise.resolve();
+  let uploadError: unknown;
+  const upload = (task: () => Promise<unknown>) => {
+    uploads = uploads.then(task).then(
+      () => undefined,
+      (err: unknown) => {
+        uploadError ??= err;
+      },
+    );
+  };
+  // Contents this instance stored or read, by digest (a rewind here reads no blob back),
+  // bounded in bytes; digests known to be in the store are not uploaded again.
+  const cached = new Map<string, Uint8Array>();
+  let cachedBytes = 0;
+  const uploaded = new Set<string>();
+  const remember = (digest: string, bytes: Uint8Array) => {
+    if (cached.has(digest)) return;
+    cached.set(digest, bytes);
+    cachedBytes += bytes.byteLength;
+    for (const [old, b] of cached) {
+      if (cachedBytes <= CACHE_BYTES) break;
+      cached.delete(old);
+      cachedBytes -= b.byteLength;
+    }
+  };
+  // Manifests written here, so a settle or a rewind does not read them back.
+  const manifests = new Map<string, Manifest>();
+  // A manifest rewritten before its upload ran (a settle right after its capture) is
+  // uploaded once, as it is then.
+  const unsent = new Map<string, Manifest>();
+  const keep = (name: string, manifest: Manifest) => {
+    manifests.delete(name);
+    manifests.set(name, manifest);
+    if (manifests.size > MANIFESTS) manifests.delete(manifests.keys().next().value as string);
+    const queued = unsent.has(name);
+    unsent.set(name, manifest);
+    if (queued) return;
+    upload(async () => {
+      const latest = unsent.get(name);
+      unsent.delete(name);
+      if (latest !== undefined) await o.blobs.putDocument(name, latest);
+    });
+  };
 
   async function stateOf(relative: string, store: boolean): Promise<FileState> {
     let absolute: string;
@@ -72,9 +124,14 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const bytes = await handle.readFile();
-      const digest = store
-        ? await o.blobs.putBytes(bytes)
-        : createHash('sha256').update(bytes).digest('hex');
+      const digest = createHash('sha256').update(bytes).digest('hex');
+      if (store) {
+        remember(digest, bytes);
+        if (!uploaded.has(digest)) {
+          uploaded.add(digest);
+          upload(() => o.blobs.putBytes(bytes));
+        }
+      }
       return { path: relative, digest, mode: stat.mode & 0o777 };
     } finally {
       await handle.close();
@@ -112,7 +169,10 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
   }
 
   async function read(sessionId: string, checkpointId: string): Promise<Manifest | undefined> {
-    const doc = await o.blobs.getDocument(documentName(sessionId, checkpointId));
+    const name = documentName(sessionId, checkpointId);
+    const known = manifests.get(name);
+    if (known !== undefined) return known;
+    const doc = await o.blobs.getDocument(name);
     const parsed = Manifest.safeParse(doc);
     return parsed.success ? parsed.data : undefined;
   }
@@ -138,7 +198,7 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       truncated: walked?.truncated ?? false,
       before,
     };
-    await o.blobs.putDocument(documentName(sessionId, checkpointId), manifest);
+    keep(documentName(sessionId, checkpointId), manifest);
     const unrestorable = before.flatMap((f) =>
       'unrestorable' in f ? [{ path: f.path, reason: f.unrestorable }] : [],
     );
@@ -159,12 +219,20 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     const manifest = await read(sessionId, checkpointId);
     if (manifest === undefined) return;
     const after = await record(manifest, false);
-    await o.blobs.putDocument(documentName(sessionId, checkpointId), { ...manifest, after });
+    keep(documentName(sessionId, checkpointId), { ...manifest, after });
   }
 
   return {
     capture,
     settle,
+    async flush() {
+      await uploads;
+      if (uploadError !== undefined) {
+        const err = uploadError;
+        uploadError = undefined;
+        throw err;
+      }
+    },
     async rewind(sessionId, checkpointIds, options): Promise<WorkspaceRewind> {
       const manifests: Manifest[] = [];
       for (const id of checkpointIds) {
@@ -198,13 +266,23 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
           left.set(p, after);
         }
       }
+      // Each file is read and hashed once for both checks.
+      const states = new Map<string, Promise<FileState>>();
+      const current = (p: string) => {
+        let state = states.get(p);
+        if (state === undefined) {
+          state = stateOf(p, false);
+          states.set(p, state);
+        }
+        return state;
+      };
       const changed: string[] = [];
-      for (const [p, lastLeft] of left) {
-        if (lastLeft === undefined || 'unrestorable' in lastLeft) continue;
-        const now = await stateOf(p, false);
-        if ('unrestorable' in now) continue;
+      await inBatches([...left], READS_AT_ONCE, async ([p, lastLeft]) => {
+        if (lastLeft === undefined || 'unrestorable' in lastLeft) return;
+        const now = await current(p);
+        if ('unrestorable' in now) return;
         if (!same(now, lastLeft)) changed.push(p);
-      }
+      });
       if (changed.length > 0) {
         return {
           ok: false,
@@ -220,13 +298,14 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       const restored: string[] = [];
       const removed: string[] = [];
       const unrestorable: string[] = [];
-      for (const [p, state] of [...target].sort(([a], [b]) => a.localeCompare(b))) {
+      const sorted = [...target].sort(([a], [b]) => a.localeCompare(b));
+      await inBatches(sorted, READS_AT_ONCE, async ([p, state]) => {
         if ('unrestorable' in state) {
           unrestorable.push(p);
-          continue;
+          return;
         }
         // A file already as it was is left alone (and not reported as restored).
-        if (same(await stateOf(p, false), state)) continue;
+        if (same(await current(p), state)) return;
         const absolute = (await resolveInWorkspace(o.root, p)).absolute;
         if ('absent' in state) {
           const existed = await lstat(absolute).then(
@@ -237,19 +316,37 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
             await rm(absolute, { force: true });
             removed.push(p);
           }
-          continue;
+          return;
         }
-        const bytes = await o.blobs.getBytes(state.digest);
+        const bytes = cached.get(state.digest) ?? (await o.blobs.getBytes(state.digest));
         if (bytes === undefined) {
           unrestorable.push(p);
-          continue;
+          return;
         }
         await mkdir(path.dirname(absolute), { recursive: true });
         await writeFile(absolute, bytes, { mode: state.mode });
         restored.push(p);
-      }
+      });
+      for (const list of [restored, removed, unrestorable]) list.sort();
       if (keepAs !== undefined) await settle(sessionId, keepAs);
       return { ok: true, restored, removed, unrestorable, ...(kept === undefined ? {} : { kept }) };
     },
   };
+}
+
+/** Runs `task` on every item, at most `width` at once. */
+async function inBatches<T>(
+  items: readonly T[],
+  width: number,
+  task: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await task(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
 }

@@ -117,6 +117,10 @@ function attach(ctx: FeatureContext): FeatureHooks {
         call,
       );
     },
+    // A turn's checkpoints are in the shared store by its end, for any instance's rewind.
+    async onTurnEnd() {
+      await store?.flush().catch(() => undefined);
+    },
     async afterTool(call) {
       if (store === undefined || call.tool.effect === 'read') return;
       // What the tool left: a later rewind tells the user's edits from the agent's by it.

@@ -28,6 +28,7 @@ function recordingStore() {
     async settle(_sid, id) {
       calls.push(`settle ${id}`);
     },
+    async flush() {},
     async rewind(_sid, ids, options) {
       calls.push(`rewind ${ids.join(',')}`);
       if (!rewindAnswer.ok || options?.keepAs === undefined) return rewindAnswer;
