@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, MessageRow, PartRow, SessionRow } from './schema.ts';
 import { inTransaction, withStoreError } from './transaction.ts';
 
@@ -7,7 +7,8 @@ import { inTransaction, withStoreError } from './transaction.ts';
  * pages, history pages, and the two writes a user asks for directly, archive and delete
  * (R3.1, R16.4). Pages are keyset-paged; the key of a session is its last update time in
  * microseconds (Postgres' precision, kept as text so no digit is lost) and its id, the key
- * of a message its row's `(created_at, id)`, compared inside Postgres.
+ * of a message its row's `(created_at, id)`, compared inside Postgres. History pages list
+ * the session's active chain only (docs/decisions/0239).
  */
 
 /** Where a session page starts: after the session with this key (newest first). */
@@ -115,9 +116,133 @@ export type HistoryPage =
     };
 
 /**
+ * The runs of a session's active chain (docs/decisions/0239), as the CTEs `linked`, `heads`,
+ * `leaf` and `runs` of a `with recursive`. The rule is `activeChain`'s in `@agentwire/domain`:
+ * a row's parent is its `treeParentId` when the key is present (JSON null: a root), else the
+ * row before it in (`created_at`, `id`) order; the leaf is the newest row no row names as
+ * parent (the newest row if every row is one); the chain is the leaf and its ancestors, and
+ * the walk stops at a root, at a parent not in the session, or on meeting a row twice.
+ *
+ * A run is a stretch of the transcript order in which each row's parent is the row before it
+ * (a legacy session is one run); its head is its first row. Walking the parents one row at a
+ * time would be one recursive step per message, and a recursive CTE cannot use an index on
+ * another CTE: every step would scan the session, 20 s for 10,000 messages. The walk goes
+ * from run to run instead: from a row, back to the newest head at or before it, then to that
+ * head's parent. `runs` holds each visited stretch as `first` (its head) to `last`, so the
+ * recursion takes one step per branch point on the chain and one window pass over the
+ * session does the rest: a page of a 10,000-message session takes 20-40 ms, linear or with
+ * a hundred rewinds (4-8 ms before the tree). Each step scans the heads, so a chain through
+ * a thousand rewinds costs about 150 ms. `union`, not `union all`: a cycle, which only a
+ * foreign transcript can hold, repeats a row and ends the walk.
+ */
+function activeChainRuns(sessionId: string) {
+  return sql`
+    linked as (
+      select id, created_at, lag(id) over w as prev,
+        case when data ? 'treeParentId' then data ->> 'treeParentId' else lag(id) over w end
+          as parent
+      from messages where session_id = ${sessionId}
+      window w as (order by created_at, id)
+    ),
+    heads as materialized (
+      select id, created_at, parent from linked
+      where parent is null or parent is distinct from prev
+    ),
+    leaf as (
+      select id, created_at from linked
+      order by id in (select parent from linked where parent is not null),
+        created_at desc, id desc
+      limit 1
+    ),
+    runs(first_at, first_id, last_at, last_id, next) as (
+      select h.created_at, h.id, l.created_at, l.id, h.parent
+      from leaf l cross join lateral (
+        select * from heads h where (h.created_at, h.id) <= (l.created_at, l.id)
+        order by h.created_at desc, h.id desc limit 1
+      ) h
+      union
+      select h.created_at, h.id, p.created_at, p.id, h.parent
+      from runs r
+      join messages p on p.id = r.next and p.session_id = ${sessionId}
+      cross join lateral (
+        select * from heads h where (h.created_at, h.id) <= (p.created_at, p.id)
+        order by h.created_at desc, h.id desc limit 1
+      ) h
+    )`;
+}
+
+/** A page from the end, or older than a pivot, reads the newest messages first. */
+const readsNewestFirst = (start: HistoryStart): boolean =>
+  'pivot' in start ? start.direction === 'older' : start.from === 'end';
+
+/** Up to `limit` messages of the active chain beyond `start`'s key, in reading order. */
+async function readChainRows(
+  trx: Transaction<Database>,
+  sessionId: string,
+  start: HistoryStart,
+  limit: number,
+): Promise<MessageRow[]> {
+  const newestFirst = readsNewestFirst(start);
+  const order = sql.raw(newestFirst ? 'desc' : 'asc');
+  const key =
+    'pivot' in start
+      ? sql`(select created_at, id from messages where id = ${start.pivot})`
+      : undefined;
+  const beyond =
+    key === undefined
+      ? sql``
+      : newestFirst
+        ? sql`and (m.created_at, m.id) < ${key}`
+        : sql`and (m.created_at, m.id) > ${key}`;
+  const { rows } = await sql<MessageRow>`
+    with recursive ${activeChainRuns(sessionId)}
+    select m.* from messages m
+    where m.session_id = ${sessionId} ${beyond}
+      and exists (
+        select 1 from runs r
+        where (m.created_at, m.id) between (r.first_at, r.first_id) and (r.last_at, r.last_id)
+      )
+    order by m.created_at ${order}, m.id ${order}
+    limit ${limit}`.execute(trx);
+  return rows;
+}
+
+/** The parts of `messages`, by message id, each list in id order. */
+async function readParts(
+  trx: Transaction<Database>,
+  messages: readonly MessageRow[],
+): Promise<Map<string, PartRow[]>> {
+  const byMessage = new Map<string, PartRow[]>();
+  if (messages.length === 0) return byMessage;
+  const parts = await trx
+    .selectFrom('parts')
+    .selectAll()
+    .where(
+      'message_id',
+      'in',
+      messages.map((m) => m.id),
+    )
+    .orderBy('message_id')
+    .orderBy('id')
+    .execute();
+  for (const p of parts) {
+    const list = byMessage.get(p.message_id);
+    if (list === undefined) byMessage.set(p.message_id, [p]);
+    else list.push(p);
+  }
+  return byMessage;
+}
+
+/**
  * One page of a session's messages with their parts, read in one repeatable-read
  * snapshot together with the session's sequence mark, so the mark and the page describe
  * the same moment of the store.
+ *
+ * Pages follow the session's active chain (docs/decisions/0239, see {@link activeChainRuns}):
+ * messages of abandoned branches are never listed, and `more` counts chain messages only. A
+ * pivot that is in the session but off the chain (a cursor taken before a rewind or a
+ * navigation) is still found: the page holds the chain messages beyond its
+ * (`created_at`, `id`) key, as if the pivot were on the chain at its place in the order.
  */
 export async function readHistoryPage(
   db: Kysely<Database>,
@@ -138,11 +263,6 @@ export async function readHistoryPage(
           .where('created_at', 'is not', null)
           .executeTakeFirst();
         if (session === undefined) return { found: false, reason: 'no_session' } as const;
-        let q = trx
-          .selectFrom('messages as m')
-          .selectAll('m')
-          .where('m.session_id', '=', sessionId);
-        let newestFirst: boolean;
         if ('pivot' in start) {
           const pivot = await trx
             .selectFrom('messages')
@@ -151,48 +271,15 @@ export async function readHistoryPage(
             .where('session_id', '=', sessionId)
             .executeTakeFirst();
           if (pivot === undefined) return { found: false, reason: 'no_pivot' } as const;
-          const key = sql`(select created_at, id from messages where id = ${start.pivot})`;
-          newestFirst = start.direction === 'older';
-          q = q.where(
-            newestFirst
-              ? sql<boolean>`(m.created_at, m.id) < ${key}`
-              : sql<boolean>`(m.created_at, m.id) > ${key}`,
-          );
-        } else {
-          newestFirst = start.from === 'end';
         }
-        const order = newestFirst ? 'desc' : 'asc';
-        const rows = await q
-          .orderBy('m.created_at', order)
-          .orderBy('m.id', order)
-          .limit(limit + 1)
-          .execute();
+        const rows = await readChainRows(trx, sessionId, start, limit + 1);
         const more = rows.length > limit;
         const page = rows.slice(0, limit);
-        if (newestFirst) page.reverse();
-        const parts =
-          page.length === 0
-            ? []
-            : await trx
-                .selectFrom('parts')
-                .selectAll()
-                .where(
-                  'message_id',
-                  'in',
-                  page.map((m) => m.id),
-                )
-                .orderBy('message_id')
-                .orderBy('id')
-                .execute();
-        const byMessage = new Map<string, PartRow[]>();
-        for (const p of parts) {
-          const list = byMessage.get(p.message_id);
-          if (list === undefined) byMessage.set(p.message_id, [p]);
-          else list.push(p);
-        }
+        if (readsNewestFirst(start)) page.reverse();
+        const parts = await readParts(trx, page);
         return {
           found: true,
-          messages: page.map((message) => ({ message, parts: byMessage.get(message.id) ?? [] })),
+          messages: page.map((message) => ({ message, parts: parts.get(message.id) ?? [] })),
           more,
           lastSequence: session.last_sequence,
         } as const;
