@@ -38,6 +38,9 @@ import {
   RenameRequest,
   ReorderInputsReply,
   ReorderInputsRequest,
+  RewindRequest,
+  SessionCommandReply,
+  TreeRequest,
 } from '@agentwire/contracts';
 import { z } from 'zod';
 
@@ -260,6 +263,18 @@ export function asyncApiDocument(): JsonObject {
       AnswerPermissionRequest,
       AckReply,
       'Answer a permission_requested event.',
+    ),
+    runtime(
+      'rewind',
+      RewindRequest,
+      SessionCommandReply,
+      'List the checkpoints, or put files and conversation back (/rewind).',
+    ),
+    runtime(
+      'tree',
+      TreeRequest,
+      SessionCommandReply,
+      "List the conversation's branches, or move to a message of any (/tree).",
     ),
     runtime('close', EmptyRequest, AckReply, 'End the session and release it.'),
     runtime('remove_input', RemoveInputRequest, RemoveInputReply, 'Remove a waiting input.'),

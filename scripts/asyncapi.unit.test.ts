@@ -30,7 +30,8 @@ describe('the AsyncAPI document of the wire (docs/asyncapi.json)', () => {
     const prompt = document?.operations().get('runtimePrompt');
     expect(prompt?.action()).toBe('send');
     expect(prompt?.reply()?.messages().all()).toHaveLength(1);
-  });
+    // Parsing the whole document takes 2-4 s alone, more beside other test files.
+  }, 30_000);
 
   it('names the subjects as the contracts build them', () => {
     const doc = asyncApiDocument() as { channels: Record<string, { address: string | null }> };
@@ -44,6 +45,8 @@ describe('the AsyncAPI document of the wire (docs/asyncapi.json)', () => {
     expect(concrete(doc.channels.runtimeRemoveInput?.address ?? null)).toBe(
       n.runtimeOp('s1', 'remove_input'),
     );
+    expect(concrete(doc.channels.runtimeRewind?.address ?? null)).toBe(n.runtimeOp('s1', 'rewind'));
+    expect(concrete(doc.channels.runtimeTree?.address ?? null)).toBe(n.runtimeOp('s1', 'tree'));
     expect(doc.channels.queryHistory?.address).toBe(n.query('history'));
     expect(doc.channels.runtimeOpen?.address).toBe(n.runtimeOpen);
     expect(doc.channels.projectionGet?.address).toBe(n.projectionGet);

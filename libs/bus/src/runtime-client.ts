@@ -18,6 +18,7 @@ import {
   ReorderInputsReply,
   type RuntimeErrorCode,
   type RuntimeOp,
+  SessionCommandReply,
   SetModeReply,
   type SetModeRequest,
   type SetQueueModesRequest,
@@ -247,6 +248,37 @@ export class RuntimeClient {
     options?: RequestOptions,
   ): Promise<RuntimeResult<SetModeReply>> {
     return this.#op(sessionId, 'set_mode', { mode }, SetModeReply, options);
+  }
+
+  /**
+   * `/rewind` as an operation (docs/decisions/0225, 0239): without `target` the checkpoints
+   * in force on the active chain; with a checkpoint id or a message id, files and
+   * conversation go back there. While the session is busy it waits as an action and the
+   * reply is its ticket (0238). `unknown_checkpoint`, `checkpoint_not_on_branch`,
+   * `unknown_message`, `nothing_to_rewind`, `invalid_request` for an id with whitespace or a
+   * wildcard.
+   */
+  rewind(
+    sessionId: string,
+    target?: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>> {
+    const body = target === undefined ? {} : { target };
+    return this.#op(sessionId, 'rewind', body, SessionCommandReply, options);
+  }
+
+  /**
+   * `/tree` as an operation (docs/decisions/0239): without `messageId` the leaf and the
+   * branches; with it, that message of any branch becomes the leaf. Queued while busy, as
+   * {@link rewind} is; `unknown_message` for a message this session does not hold.
+   */
+  tree(
+    sessionId: string,
+    messageId?: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>> {
+    const body = messageId === undefined ? {} : { messageId };
+    return this.#op(sessionId, 'tree', body, SessionCommandReply, options);
   }
 
   /**

@@ -141,6 +141,7 @@ export {
   ProjectionGetRequest,
   PromptReply,
   PromptRequest,
+  QueuedPromptReply,
   QueueModesReply,
   RemoveInputReply,
   RemoveInputRequest,
@@ -188,3 +189,12 @@ export {
   type TranscriptFileError,
   TranscriptHeader,
 } from './transcript/transcript-file.ts';
+export {
+  ChainMoveResult,
+  CheckpointListing,
+  RewindRequest,
+  SessionCommandReply,
+  TreeEntryId,
+  TreeListing,
+  TreeRequest,
+} from './tree-protocol.ts';

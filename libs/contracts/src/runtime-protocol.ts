@@ -156,6 +156,8 @@ const RUNTIME_OPS = [
   'answer_permission',
   'set_mode',
   'await_ticket',
+  'rewind',
+  'tree',
   'close',
 ] as const;
 /** One operation name. */

@@ -47,3 +47,9 @@ export function failureError(what: string, failure: RuntimeFailure): CliError {
   const exit = NOT_FOUND.has(code) ? EXIT.notFound : USAGE.has(code) ? EXIT.usage : EXIT.failure;
   return new CliError(code, `${what}: ${message} (${code})`, exit);
 }
+
+/** Prints a command's answer: `value` as one JSON document with `--json`, else `lines`. */
+export function print(ctx: CliContext, value: unknown, lines: readonly string[]): void {
+  if (ctx.json) ctx.out(JSON.stringify(value));
+  else for (const line of lines) ctx.out(line);
+}

@@ -35,6 +35,9 @@ const COMMANDS = [
   'rename',
   'mode',
   'queue',
+  'checkpoints',
+  'rewind',
+  'tree',
   'demo',
 ];
 
@@ -71,6 +74,12 @@ describe('the commander program', () => {
     [['history', 's1', '--from', 'middle'], /argument 'middle' is invalid.*start, end/],
     [['sessions', '--limit', '0'], /--limit <n>.*at least 1/],
     [['queue', 's1', 'shuffle'], /value 'shuffle' is invalid .*list, rm, move/],
+    [['rewind', 's1'], /missing required argument 'target'/],
+    [['rewind', 's1', 'msg_*'], /'msg_\*' is invalid .*no whitespace, "\*" or ">"/],
+    [['rewind', 's1', 'cp_1 cp_2'], /is invalid .*must be one id/],
+    [['tree', 's1', 'aw.>'], /is invalid .*must be one id/],
+    [['tree', 's1', 'm1', 'm2'], /too many arguments/],
+    [['checkpoints'], /missing required argument 'sid'/],
   ])('refuses %j before connecting', async (argv, message) => {
     const { built, connects } = program();
     await expect(built.parseAsync(argv, { from: 'user' })).rejects.toThrow(message);

@@ -7,7 +7,7 @@ import {
 } from '@agentwire/contracts';
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { type ChatTerminal, chatCommand } from './chat-command.ts';
-import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
+import { type CliContext, checkSessionId, failureError, print } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { demoCommand } from './demo-command.ts';
 import { followCommand } from './follow-command.ts';
@@ -18,6 +18,7 @@ import {
   formatQueuedInput,
   formatSessions,
 } from './format-read.ts';
+import { checkpointsCommand, rewindCommand, treeCommand, treeEntryId } from './tree-command.ts';
 
 /** What the program needs from its process. */
 export interface ProgramDeps {
@@ -450,6 +451,56 @@ export function buildProgram(deps: ProgramDeps): Command {
     );
 
   command(
+    'checkpoints <sid>',
+    'list the checkpoints in force on the active branch: taken before each tool that writes or runs',
+    'agentwire checkpoints ses_123',
+  ).action(
+    run(async (ctx, sid: string) => {
+      await checkpointsCommand(ctx, sid);
+    }),
+  );
+
+  command(
+    'rewind <sid>',
+    'put the files and the conversation back: to before a checkpoint, or to a message',
+    'agentwire rewind ses_123 cp_call_7',
+  )
+    .argument(
+      '<target>',
+      'a checkpoint id (agentwire checkpoints) or a message id (agentwire tree, history)',
+      treeEntryId,
+    )
+    .addHelpText(
+      'after',
+      '  $ agentwire rewind ses_123 msg_42   # to before that prompt, or to the end of its turn\n\nWhile a turn runs the rewind waits in the queue and runs when it ends.',
+    )
+    .action(
+      run(async (ctx, sid: string, target: string) => {
+        await rewindCommand(ctx, sid, target);
+      }),
+    );
+
+  command(
+    'tree <sid>',
+    "list the conversation's branches (the active one marked *), or move to a message of any of them",
+    'agentwire tree ses_123',
+  )
+    .argument(
+      '[messageId]',
+      'the message to make the leaf (a branch leaf, or any message)',
+      treeEntryId,
+    )
+    .addHelpText(
+      'after',
+      '  $ agentwire tree ses_123 msg_42     # switch to that branch, its files with it',
+    )
+    .action(
+      run(async (ctx, sid: string, messageId: string | undefined) => {
+        await treeCommand(ctx, sid, messageId);
+      }),
+    );
+
+  command(
     'demo',
     'run a scripted session end to end (tools, a permission, the projection)',
     'agentwire demo',
@@ -604,9 +655,4 @@ async function queueCommand(
     reply,
     reply.order.map((id, i) => `${String(i + 1).padStart(3)}. ${id}`),
   );
-}
-
-function print(ctx: CliContext, value: unknown, lines: readonly string[]): void {
-  if (ctx.json) ctx.out(JSON.stringify(value));
-  else for (const line of lines) ctx.out(line);
 }

@@ -17,6 +17,7 @@ import type {
   RemoveInputReply,
   RenameReply,
   ReorderInputsReply,
+  SessionCommandReply,
   SetModeReply,
   SetModeRequest,
   SetQueueModesRequest,
@@ -92,6 +93,18 @@ export interface GatewayBackend {
     modes: SetQueueModesRequest,
     options?: RequestOptions,
   ): Promise<RuntimeResult<QueueModesReply>>;
+  /** `/rewind [target]` (0225, 0239): the checkpoints, or back to one or to a message. */
+  rewind(
+    sessionId: string,
+    target?: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>>;
+  /** `/tree [messageId]` (0239): the branches, or a move to a message of any of them. */
+  tree(
+    sessionId: string,
+    messageId?: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>>;
   /** Ends the session (`session_ended`) and releases its lease, so it can be deleted. */
   close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>>;
   projection(

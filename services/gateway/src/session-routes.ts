@@ -16,6 +16,7 @@ import { failureResponse } from './http-error.ts';
 import { routeSchema } from './openapi.ts';
 import { parseInput } from './parse-input.ts';
 import { registerQueueRoutes } from './queue-routes.ts';
+import { registerTreeRoutes } from './tree-routes.ts';
 
 /** `:id` of every session route: a session id is one subject token. */
 export const SessionParams = z.strictObject({ id: SessionId.min(1).max(200) });
@@ -182,6 +183,7 @@ export function registerSessionRoutes(app: FastifyInstance, o: SessionRouteOptio
   );
 
   registerQueueRoutes(app, o);
+  registerTreeRoutes(app, o);
 
   app.get(
     '/sessions/:id/projection',

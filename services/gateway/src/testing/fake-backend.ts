@@ -9,6 +9,7 @@ import {
 import type {
   PromptReply,
   PromptRequest,
+  SessionCommandReply,
   SessionEvent,
   SetQueueModesRequest,
 } from '@agentwire/contracts';
@@ -200,6 +201,70 @@ export class FakeBackend implements GatewayBackend {
       followUpMode: modes.followUpMode ?? ('one_at_a_time' as const),
       autoDrain: modes.autoDrain ?? true,
       changed: true,
+    });
+  }
+
+  rewind(sessionId: string, target?: string) {
+    return this.#command('rewind', sessionId, target, () =>
+      target === undefined
+        ? { checkpoints: [{ checkpointId: 'cp_1', messageId: 'msg_2', fileCount: 2 }] }
+        : {
+            rewindId: 'rw_1',
+            scope: 'both',
+            strategy: 'active_chain',
+            leafId: 'msg_9',
+            ...(target.startsWith('cp') ? { targetCheckpointId: target } : {}),
+            restored: ['a.txt'],
+            removed: [],
+            unrestorable: [],
+          },
+    );
+  }
+
+  tree(sessionId: string, messageId?: string) {
+    return this.#command('tree', sessionId, messageId, () =>
+      messageId === undefined
+        ? {
+            leafId: 'msg_9',
+            branches: [
+              { leafId: 'msg_9', active: true, size: 3, forkedAt: null },
+              { leafId: 'msg_5', active: false, size: 5, forkedAt: 'msg_1' },
+            ],
+          }
+        : {
+            rewindId: 'rw_2',
+            scope: 'conversation',
+            strategy: 'active_chain',
+            leafId: 'msg_10',
+            targetMessageId: messageId,
+          },
+    );
+  }
+
+  /** A session command's reply: its result at once, or its ticket behind {@link runningTurn}. */
+  #command(
+    command: 'rewind' | 'tree',
+    sessionId: string,
+    argument: string | undefined,
+    result: () => Record<string, unknown>,
+  ): Promise<RuntimeResult<SessionCommandReply>> {
+    const args = [sessionId, ...(argument === undefined ? [] : [argument])];
+    if (this.runningTurn !== undefined) {
+      return this.#answer<SessionCommandReply>(command, args, {
+        ok: true,
+        sessionId,
+        inputId: 'input-3',
+        delivery: 'queue',
+        targetTurnId: this.runningTurn,
+        queueLength: 1,
+      });
+    }
+    return this.#answer<SessionCommandReply>(command, args, {
+      ok: true,
+      sessionId,
+      inputId: 'input-3',
+      command,
+      result: result(),
     });
   }
 

@@ -11,10 +11,12 @@ import {
   RemoveInputRequest,
   RenameRequest,
   ReorderInputsRequest,
+  RewindRequest,
   type RuntimeOp,
   SetModeRequest,
   SetQueueModesRequest,
   type SteerRejectReason,
+  TreeRequest,
 } from '@agentwire/contracts';
 import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
 import { parseRequest } from './request-body.ts';
@@ -54,6 +56,10 @@ export async function runSessionOp(
       });
       return admissionReply(session.sessionId, admission, req.wait === true, limits);
     }
+    case 'rewind':
+      return commandLine(session, 'rewind', parseRequest(RewindRequest, data).target, limits);
+    case 'tree':
+      return commandLine(session, 'tree', parseRequest(TreeRequest, data).messageId, limits);
     case 'remove_input': {
       const req = parseRequest(RemoveInputRequest, data);
       await session.removeInput(req.inputId);
@@ -118,6 +124,21 @@ export async function runSessionOp(
       return never;
     }
   }
+}
+
+/**
+ * A session command as an operation (`rewind`, `tree`, docs/decisions/0242): its line is
+ * submitted as a prompt's text is, so it runs at once when idle, waits as an action when
+ * busy (0238), and fails with the same codes as when typed.
+ */
+async function commandLine(
+  session: RuntimeSession,
+  command: string,
+  argument: string | undefined,
+  limits: OpLimits,
+): Promise<OkReply> {
+  const text = argument === undefined ? `/${command}` : `/${command} ${argument}`;
+  return admissionReply(session.sessionId, await session.submit(text), false, limits);
 }
 
 /** R12.2's lane of a prompt as the ledger's delivery (docs/decisions/0236). */
