@@ -92,6 +92,16 @@ function sentIn(events: readonly SessionEvent[], turnId: string): string[] {
   return sent.map((m) => String(m.content));
 }
 
+/** The session's export, asked again while the store is still committing its writes. */
+async function exportOf(sessionId: string) {
+  for (let attempt = 0; ; attempt += 1) {
+    const reply = await queries.exportSession(sessionId);
+    const retry = !reply.ok && reply.error.code === 'not_caught_up' && attempt < 100;
+    if (!retry) return reply;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('fork (issue 12)', () => {
   it('forks at a message of turn 2 into a session that follows from 1 and goes on alone', async () => {
     const opened = await client.open();
@@ -221,7 +231,7 @@ describe('fork (issue 12)', () => {
       ok: true,
     });
     await client.runTurn(sid, 'on the new branch', follow);
-    const exported = await queries.exportSession(sid);
+    const exported = await exportOf(sid);
     if (!exported.ok) throw new Error(JSON.stringify(exported));
     expect(exported.messages).toBeGreaterThan(6);
     const imported = await runtimes.importSession(exported.transcript);
@@ -229,7 +239,7 @@ describe('fork (issue 12)', () => {
     expect(imported.imported).toBe(exported.messages);
     const iid = imported.sessionId;
     // The import's own export is the same transcript, ids aside (each is the new session's).
-    const again = await queries.exportSession(iid);
+    const again = await exportOf(iid);
     if (!again.ok) throw new Error(JSON.stringify(again));
     const normal = (text: string, session: string, suffix: string) =>
       text
