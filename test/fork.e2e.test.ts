@@ -39,8 +39,13 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The session's stored messages (the real ones: notices and dividers aside), in order. */
+/**
+ * The session's stored messages (the real ones: notices and dividers aside), in order,
+ * once the worker committed every write of the session (the export's barrier).
+ */
 async function transcript(sid: string) {
+  const settled = await exportOf(sid);
+  if (!settled.ok && settled.error.code !== 'not_found') throw new Error(JSON.stringify(settled));
   const rows = await stack.db
     .selectFrom('messages')
     .select(['id', 'role', 'data'])
