@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Names } from '@agentwire/contracts';
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { type ObjectStore, Objm } from '@nats-io/obj';
+import { type ObjectStore, Objm, setSha256Backend } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 
@@ -22,6 +22,10 @@ export function blobBucket(n: Names): string {
 export function isBlobRef(value: string): boolean {
   return value.startsWith(BLOB_REF_PREFIX) && REF.test(value);
 }
+
+// The object store hashes every chunk it writes and reads; its default is a pure-JS
+// SHA-256 (for browsers), several times the CPU of Node's own. Every process here is Node.
+setSha256Backend('native');
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
