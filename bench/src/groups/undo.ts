@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BlobStore, connectBus, deleteProvisioned } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { createWorkspaceCheckpoints, createWorkspaceTools } from '@agentwire/runtime/testing';
+import {
+  createWorkspaceCheckpoints,
+  createWorkspaceTools,
+  uploadThread,
+} from '@agentwire/runtime/testing';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 import { median } from '../stats.ts';
@@ -28,7 +32,9 @@ const content = (i: number, version: string) =>
  * files of 10 KiB.
  * - `undo.checkpoint_overhead_ratio`: a `write_file` call with its checkpoint (capture of
  *   the file it names, then settle) over the same call without, rounds alternated; the
- *   tool call alone, without the turn around it, so the most demanding reading.
+ *   tool call alone, without the turn around it, so the most demanding reading. Uploads
+ *   run on their own thread, as the runtime runs them (0244);
+ *   `undo.checkpoint_overhead_ratio_one_thread` is the same with them on the loop.
  * - `undo.rewind_ms`: a rewind of a whole-workspace checkpoint after 100 files changed,
  *   beside writing those 100 files back from memory (the least a rewind does).
  */
@@ -46,35 +52,47 @@ export const undoGroup: BenchGroup = {
       for (let d = 0; d < 10; d += 1) await mkdir(path.join(root, `dir${d}`), { recursive: true });
       for (let i = 0; i < FILES; i += 1)
         await writeFile(path.join(root, fileName(i)), content(i, 'v1'));
-      const store = createWorkspaceCheckpoints({ root, blobs });
+      const uploads = uploadThread({
+        servers: NATS_URL,
+        auth: {},
+        name: 'bench-undo-uploads',
+        prefix,
+        replicas: 1,
+      });
+      const store = createWorkspaceCheckpoints({ root, blobs, uploads });
+      const oneThread = createWorkspaceCheckpoints({ root, blobs });
       const write = createWorkspaceTools({ root }).find((t) => t.name === 'write_file');
       if (write === undefined) throw new Error('no write_file tool');
       const signal = new AbortController().signal;
       const plain: number[] = [];
       const checked: number[] = [];
+      const checkedOneThread: number[] = [];
       /** Each checkpointed round again, with its uploads waited for (a turn's end does). */
       const durable: number[] = [];
       let n = 0;
       for (let round = 0; round < ROUNDS; round += 1) {
-        for (const withCheckpoint of [false, true]) {
+        for (const mode of ['plain', 'checked', 'one-thread'] as const) {
+          const s = mode === 'one-thread' ? oneThread : store;
           const started = performance.now();
           for (let c = 0; c < CALLS; c += 1) {
             n += 1;
             const file = fileName(n % FILES);
             const input = { path: file, content: content(n, `w${n}`) };
-            if (withCheckpoint) {
+            if (mode !== 'plain') {
               const id = `cp_${n}`;
-              await store.capture('bench', id, [file]);
+              await s.capture('bench', id, [file]);
               await write.run(input, signal);
-              await store.settle('bench', id);
+              await s.settle('bench', id);
             } else {
               await write.run(input, signal);
             }
           }
-          (withCheckpoint ? checked : plain).push((performance.now() - started) / CALLS);
-          if (withCheckpoint) {
-            await store.flush();
-            durable.push((performance.now() - started) / CALLS);
+          const each = (performance.now() - started) / CALLS;
+          if (mode === 'plain') plain.push(each);
+          else (mode === 'checked' ? checked : checkedOneThread).push(each);
+          if (mode !== 'plain') {
+            await s.flush();
+            if (mode === 'checked') durable.push((performance.now() - started) / CALLS);
           }
         }
       }
@@ -131,6 +149,7 @@ export const undoGroup: BenchGroup = {
       const coldStarted = performance.now();
       const cold = await other.rewind('bench-cold', coldIds);
       const coldMs = performance.now() - coldStarted;
+      await uploads.close();
       if (!cold.ok || cold.restored.length !== CHANGED) {
         throw new Error(
           `the cold rewind restored ${cold.ok ? cold.restored.length : JSON.stringify(cold)}`,
@@ -143,6 +162,11 @@ export const undoGroup: BenchGroup = {
         {
           name: 'undo.checkpoint_overhead_ratio',
           value: median(checked) / median(plain),
+          unit: 'ratio',
+        },
+        {
+          name: 'undo.checkpoint_overhead_ratio_one_thread',
+          value: median(checkedOneThread) / median(plain),
           unit: 'ratio',
         },
         { name: 'undo.write_file_ms', value: median(plain), unit: 'ms' },

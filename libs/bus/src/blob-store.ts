@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Names } from '@agentwire/contracts';
-import type { JetStreamClient } from '@nats-io/jetstream';
+import { type JetStreamClient, jetstream } from '@nats-io/jetstream';
 import { type ObjectStore, Objm, setSha256Backend } from '@nats-io/obj';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 
 /**
@@ -30,6 +30,11 @@ setSha256Backend('native');
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/** The object store's default chunk: an object up to this size is one chunk. */
+const CHUNK_BYTES = 128 * 1024;
+/** Names the one-chunk path writes: what the object store's subject encoding reads back. */
+const PLAIN_NAME = /^[\x21-\x7e]{1,512}$/;
+
 /**
  * Content-addressed storage of large strings in a NATS object store bucket
  * (docs/decisions/0162): `put` names each content by its SHA-256 and stores it once, `get`
@@ -38,26 +43,33 @@ const decoder = new TextDecoder();
  */
 export class BlobStore {
   readonly #open: () => Promise<ObjectStore>;
+  readonly #bucketName: string;
+  readonly #js: JetStreamClient | undefined;
   #store: Promise<ObjectStore> | undefined;
 
-  private constructor(open: () => Promise<ObjectStore>) {
+  private constructor(bucket: string, open: () => Promise<ObjectStore>, js?: JetStreamClient) {
+    this.#bucketName = bucket;
     this.#open = open;
+    this.#js = js;
   }
 
   /** A writer's store: creates the bucket if missing (file storage, `replicas`). */
   static create(nc: NatsConnection, n: Names, options: { replicas?: number } = {}): BlobStore {
-    return new BlobStore(() =>
-      new Objm(nc).create(blobBucket(n), {
-        storage: 'file' as never,
-        replicas: options.replicas ?? 1,
-        description: 'agentwire: contents too large for their message (0162)',
-      }),
+    return new BlobStore(
+      blobBucket(n),
+      () =>
+        new Objm(nc).create(blobBucket(n), {
+          storage: 'file' as never,
+          replicas: options.replicas ?? 1,
+          description: 'agentwire: contents too large for their message (0162)',
+        }),
+      jetstream(nc),
     );
   }
 
   /** A reader's store: opens the existing bucket on first use. */
   static reader(js: JetStreamClient | NatsConnection, n: Names): BlobStore {
-    return new BlobStore(() => new Objm(js).open(blobBucket(n)));
+    return new BlobStore(blobBucket(n), () => new Objm(js).open(blobBucket(n)));
   }
 
   /** Opens (or creates) the bucket now; a writer calls it at start to fail early. */
@@ -104,8 +116,11 @@ export class BlobStore {
    * content) and returns the 64 hex digits.
    */
   async putBytes(bytes: Uint8Array): Promise<string> {
-    const hex = createHash('sha256').update(bytes).digest('hex');
+    const sha = createHash('sha256').update(bytes).digest();
+    const hex = sha.toString('hex');
     const store = await this.#bucket();
+    // Stored again when present: the one-chunk write replaces it with the same bytes.
+    if (await this.#putOneChunk(hex, bytes, sha)) return hex;
     const known = await store.info(hex);
     if (known === null || known.deleted === true) await store.putBlob({ name: hex }, bytes);
     return hex;
@@ -119,13 +134,62 @@ export class BlobStore {
 
   /** Stores a small JSON document under `name` (not content-addressed: replaced on write). */
   async putDocument(name: string, value: unknown): Promise<void> {
-    await (await this.#bucket()).putBlob({ name }, encoder.encode(JSON.stringify(value)));
+    const store = await this.#bucket();
+    const bytes = encoder.encode(JSON.stringify(value));
+    if (await this.#putOneChunk(name, bytes, createHash('sha256').update(bytes).digest())) return;
+    await store.putBlob({ name }, bytes);
   }
 
   /** The JSON document stored under `name`, or undefined. */
   async getDocument(name: string): Promise<unknown> {
-    const data = await (await this.#bucket()).getBlob(name);
+    const store = await this.#bucket();
+    let data: Uint8Array | null;
+    try {
+      data = await store.getBlob(name);
+    } catch (err) {
+      // Replaced between the read of its metadata and of its chunk (a one-chunk object
+      // keeps its chunk subject): the second read sees the new one whole.
+      if (!(err instanceof Error && /digests do not match/.test(err.message))) throw err;
+      data = await store.getBlob(name);
+    }
     return data === null ? undefined : (JSON.parse(decoder.decode(data)) as unknown);
+  }
+
+  /**
+   * Writes an object of at most one chunk in the object store's own layout (ADR-20), so
+   * every object store client reads it, with two publishes instead of the client's four
+   * to six calls (a lookup, the chunk, the metadata, a purge of the old chunks;
+   * docs/decisions/0244). The chunk's subject is derived from the name and both messages
+   * roll up their subject, so a rewrite replaces the object and leaves no chunk behind.
+   * False when the object is not for this path (larger, an unusual name, a reader).
+   */
+  async #putOneChunk(name: string, bytes: Uint8Array, sha: Buffer): Promise<boolean> {
+    const js = this.#js;
+    if (js === undefined || bytes.byteLength > CHUNK_BYTES || !PLAIN_NAME.test(name)) {
+      return false;
+    }
+    const bucket = this.#bucketName;
+    const nuid = createHash('sha256').update(name).digest('hex');
+    const rollup = natsHeaders();
+    rollup.set('Nats-Rollup', 'sub');
+    if (bytes.byteLength > 0) {
+      await js.publish(`$O.${bucket}.C.${nuid}`, bytes, { headers: rollup });
+    }
+    const info = {
+      name,
+      description: '',
+      options: { max_chunk_size: CHUNK_BYTES },
+      bucket,
+      nuid,
+      size: bytes.byteLength,
+      chunks: bytes.byteLength > 0 ? 1 : 0,
+      mtime: new Date().toISOString(),
+      digest: `SHA-256=${urlSafe(sha.toString('base64'))}`,
+      deleted: false,
+    };
+    const meta = `$O.${bucket}.M.${urlSafe(Buffer.from(name, 'latin1').toString('base64'))}`;
+    await js.publish(meta, JSON.stringify(info), { headers: rollup });
+    return true;
   }
 
   #bucket(): Promise<ObjectStore> {
@@ -135,4 +199,9 @@ export class BlobStore {
     });
     return this.#store;
   }
+}
+
+/** Standard base64 to the object store's URL-safe padded form. */
+function urlSafe(base64: string): string {
+  return base64.replace(/\+/g, '-').replace(/\//g, '_');
 }

@@ -1,6 +1,6 @@
 export { BlobStore, blobBucket } from './blob-store.ts';
 export { BusError, type BusErrorCode, type ExpiredBase, isBaseExpired } from './bus-error.ts';
-export { type BusConnection, connectBus } from './connect-bus.ts';
+export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
 export { publishDeadLetter } from './dead-letter.ts';
 export { deadLetterStream } from './dead-letter-names.ts';
 export { deleteProvisioned } from './delete-provisioned.ts';

@@ -24,6 +24,7 @@ import { NatsTitleGenerator } from './nats/title-client.ts';
 import { randomIds } from './random-ids.ts';
 import type { ResidencyMetrics } from './runtime-metrics.ts';
 import { sha256Hasher } from './sha256-hasher.ts';
+import { uploadThread } from './tools/checkpoint-upload-worker.ts';
 import { createWorkspaceCheckpoints } from './tools/workspace-checkpoints.ts';
 import { createWorkspaceFiles } from './tools/workspace-files.ts';
 import { createWorkspaceTools } from './tools/workspace-tools.ts';
@@ -159,6 +160,23 @@ export async function startRuntime(
   const db = createDatabase(config.DATABASE_URL, { poolSize: 4, applicationName: 'runtime' });
   const eventPublisher = new PublishPipeline(bus.nc, { inboxPrefix: bus.inboxPrefix });
   const catalog = catalogOf(config);
+  // Checkpoint contents go to the object store from a thread of their own (0244).
+  const uploads = uploadThread(
+    {
+      servers: config.NATS_URL,
+      auth: {
+        NATS_USER: config.NATS_USER,
+        NATS_PASSWORD: config.NATS_PASSWORD,
+        NATS_NKEY_SEED: config.NATS_NKEY_SEED,
+        NATS_CREDS_FILE: config.NATS_CREDS_FILE,
+        NATS_INBOX_PREFIX: config.NATS_INBOX_PREFIX,
+      },
+      name: `runtime-${instanceId}-uploads`,
+      prefix: config.AW_PREFIX,
+      replicas: config.AW_REPLICAS,
+    },
+    logger,
+  );
   const host = new RuntimeHost(
     wrapHost({
       nc: bus.nc,
@@ -186,6 +204,7 @@ export async function startRuntime(
       checkpoints: createWorkspaceCheckpoints({
         root: config.AW_WORKSPACE_ROOT,
         blobs: offload.store,
+        uploads,
         maxFileBytes: config.AW_CHECKPOINT_MAX_FILE_BYTES,
         maxFiles: config.AW_CHECKPOINT_MAX_FILES,
       }),
@@ -218,6 +237,9 @@ export async function startRuntime(
     db,
     async stop() {
       await host.stop();
+      await uploads.close().catch((err: unknown) => {
+        logger.warn({ err }, 'checkpoint uploads not all stored at stop');
+      });
       eventPublisher.close();
       await bus.close();
       await db.destroy();

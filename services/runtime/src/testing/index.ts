@@ -1,6 +1,7 @@
 // Test kit of the service: for tests and benches only, never imported by production code.
 
 export { loadTranscriptRows } from '../nats/load-transcript-rows.ts';
+export { uploadThread } from '../tools/checkpoint-upload-worker.ts';
 export { createWorkspaceCheckpoints } from '../tools/workspace-checkpoints.ts';
 export { createWorkspaceTools } from '../tools/workspace-tools.ts';
 export { analyzeTranscriptTables } from './analyze-transcript-tables.ts';

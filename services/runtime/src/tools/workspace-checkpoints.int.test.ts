@@ -7,6 +7,8 @@ import { names as namesOf } from '@agentwire/contracts';
 import type { CheckpointStore } from '@agentwire/engine';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { uploadThread } from './checkpoint-upload-worker.ts';
+import type { CheckpointUploads } from './checkpoint-uploads.ts';
 import { createWorkspaceCheckpoints } from './workspace-checkpoints.ts';
 
 let env: TestEnvironment;
@@ -15,6 +17,7 @@ let base: string;
 let root: string;
 let store: CheckpointStore;
 let sharedBlobs: BlobStore;
+let uploads: CheckpointUploads;
 let sid = 's0';
 let n = 0;
 
@@ -42,7 +45,15 @@ beforeAll(async () => {
   await blobs.ready();
   base = await mkdtemp(path.join(tmpdir(), 'aw-cp-'));
   root = path.join(base, 'ws');
-  store = createWorkspaceCheckpoints({ root, blobs, maxFileBytes: 4_096, maxFiles: 50 });
+  // Uploads on their own thread and connection, as the runtime runs them (0244).
+  uploads = uploadThread({
+    servers: env.natsUrl,
+    auth: {},
+    name: 'checkpoints-int-uploads',
+    prefix: env.prefix,
+    replicas: 1,
+  });
+  store = createWorkspaceCheckpoints({ root, blobs, uploads, maxFileBytes: 4_096, maxFiles: 50 });
   sharedBlobs = BlobStore.create(bus.nc, names);
 });
 
@@ -56,6 +67,7 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
+  await uploads.close();
   await bus.jsm.streams.delete(`OBJ_${env.prefix}_blobs`).catch(() => undefined);
   await bus.close();
   await rm(base, { recursive: true, force: true });

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rm, writeFile } from 'node:fs/promises';
+import { closeSync, constants, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { BlobStore } from '@agentwire/bus';
 import { type CheckpointStore, ToolError, type WorkspaceRewind } from '@agentwire/engine';
 import { z } from 'zod';
+import { type CheckpointUploads, UploadQueue } from './checkpoint-uploads.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 /** Options of {@link createWorkspaceCheckpoints}. */
@@ -12,6 +14,8 @@ export interface WorkspaceCheckpointsOptions {
   readonly root: string;
   /** The content-addressed store every runtime instance reads (the prefix's blob bucket). */
   readonly blobs: BlobStore;
+  /** Where captures are stored from (default: in order on this thread, into `blobs`). */
+  readonly uploads?: CheckpointUploads;
   /** A file larger than this is recorded as not restorable (default 1 MiB). */
   readonly maxFileBytes?: number;
   /** At most this many files in a whole-workspace checkpoint (default 5,000). */
@@ -24,6 +28,8 @@ const CACHE_BYTES = 64 * 1024 * 1024;
 const MANIFESTS = 1_000;
 /** Blobs a rewind reads back at once. */
 const READS_AT_ONCE = 16;
+/** Files read between two yields to the event loop (the reads are synchronous, 0244). */
+const FILES_PER_SLICE = 64;
 
 /** Directories a whole-workspace checkpoint does not walk. */
 const SKIPPED = new Set(['.git', 'node_modules']);
@@ -61,18 +67,9 @@ const documentName = (sessionId: string, checkpointId: string) =>
 export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): CheckpointStore {
   const maxFileBytes = o.maxFileBytes ?? 1024 * 1024;
   const maxFiles = o.maxFiles ?? 5_000;
-  // Uploads run behind the tools, in order (flush() waits for them; 0225): a capture reads
-  // and hashes the files at once, so what it records is what was there before the tool.
-  let uploads: Promise<void> = Promise.resolve();
-  let uploadError: unknown;
-  const upload = (task: () => Promise<unknown>) => {
-    uploads = uploads.then(task).then(
-      () => undefined,
-      (err: unknown) => {
-        uploadError ??= err;
-      },
-    );
-  };
+  // Uploads run behind the tools, in order (flush() waits for them; 0225, 0244): a capture
+  // reads and hashes the files at once, so what it records is what was there before the tool.
+  const uploads = o.uploads ?? new UploadQueue(o.blobs);
   // Contents this instance stored or read, by digest (a rewind here reads no blob back),
   // bounded in bytes; digests known to be in the store are not uploaded again.
   const cached = new Map<string, Uint8Array>();
@@ -88,23 +85,14 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       cachedBytes -= b.byteLength;
     }
   };
-  // Manifests written here, so a settle or a rewind does not read them back.
+  // Manifests written here, so a settle or a rewind does not read them back. One rewritten
+  // before its upload ran (a settle right after its capture) is uploaded once, as it is then.
   const manifests = new Map<string, Manifest>();
-  // A manifest rewritten before its upload ran (a settle right after its capture) is
-  // uploaded once, as it is then.
-  const unsent = new Map<string, Manifest>();
   const keep = (name: string, manifest: Manifest) => {
     manifests.delete(name);
     manifests.set(name, manifest);
     if (manifests.size > MANIFESTS) manifests.delete(manifests.keys().next().value as string);
-    const queued = unsent.has(name);
-    unsent.set(name, manifest);
-    if (queued) return;
-    upload(async () => {
-      const latest = unsent.get(name);
-      unsent.delete(name);
-      if (latest !== undefined) await o.blobs.putDocument(name, latest);
-    });
+    uploads.putDocument(name, manifest);
   };
 
   async function stateOf(relative: string, store: boolean): Promise<FileState> {
@@ -115,27 +103,42 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       if (err instanceof ToolError) return { path: relative, unrestorable: err.message };
       throw err;
     }
-    const stat = await lstat(absolute).catch(() => undefined);
+    // Synchronous reads (0244): a file is at most `maxFileBytes`, and a small one costs a
+    // few microseconds this way against tens for each asynchronous call.
+    const stat = statOrUndefined(absolute);
     if (stat === undefined) return { path: relative, absent: true };
     if (!stat.isFile()) return { path: relative, unrestorable: 'not a regular file' };
-    if (stat.size > maxFileBytes) {
-      return { path: relative, unrestorable: `${stat.size} bytes, over the ${maxFileBytes} limit` };
-    }
-    const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const overLimit = (size: number) => ({
+      path: relative,
+      unrestorable: `${size} bytes, over the ${maxFileBytes} limit`,
+    });
+    if (stat.size > maxFileBytes) return overLimit(stat.size);
+    const fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
-      const bytes = await handle.readFile();
+      const bytes = readFileSync(fd);
+      if (bytes.byteLength > maxFileBytes) return overLimit(bytes.byteLength);
       const digest = createHash('sha256').update(bytes).digest('hex');
       if (store) {
         remember(digest, bytes);
         if (!uploaded.has(digest)) {
           uploaded.add(digest);
-          upload(() => o.blobs.putBytes(bytes));
+          uploads.putBytes(bytes);
         }
       }
       return { path: relative, digest, mode: stat.mode & 0o777 };
     } finally {
-      await handle.close();
+      closeSync(fd);
     }
+  }
+
+  /** {@link stateOf} of each path, in order, yielding to the loop between slices. */
+  async function statesOf(paths: readonly string[], store: boolean): Promise<FileState[]> {
+    const states: FileState[] = [];
+    for (let i = 0; i < paths.length; i += 1) {
+      if (i > 0 && i % FILES_PER_SLICE === 0) await yieldToLoop();
+      states.push(await stateOf(paths[i] as string, store));
+    }
+    return states;
   }
 
   /** The workspace's files, relative, sorted; `truncated` past the limit. */
@@ -161,11 +164,8 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
   }
 
   async function record(manifest: Manifest, store: boolean): Promise<FileState[]> {
-    if (manifest.scope !== 'workspace') {
-      return Promise.all(manifest.scope.map((p) => stateOf(p, store)));
-    }
-    const { files } = await walk();
-    return Promise.all(files.map((p) => stateOf(p, store)));
+    if (manifest.scope !== 'workspace') return statesOf(manifest.scope, store);
+    return statesOf((await walk()).files, store);
   }
 
   async function read(sessionId: string, checkpointId: string): Promise<Manifest | undefined> {
@@ -191,7 +191,7 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
   ): ReturnType<CheckpointStore['capture']> {
     const walked = scope === 'workspace' ? await walk() : undefined;
     const paths = walked?.files ?? [...new Set(scope as readonly string[])];
-    const before = await Promise.all(paths.map((p) => stateOf(p, true)));
+    const before = await statesOf(paths, true);
     const manifest: Manifest = {
       version: 1,
       scope: scope === 'workspace' ? 'workspace' : paths,
@@ -226,10 +226,11 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     capture,
     settle,
     async flush() {
-      await uploads;
-      if (uploadError !== undefined) {
-        const err = uploadError;
-        uploadError = undefined;
+      try {
+        await uploads.flush();
+      } catch (err) {
+        // Which contents failed is not known: every one is uploaded again when met again.
+        uploaded.clear();
         throw err;
       }
     },
@@ -332,6 +333,14 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       return { ok: true, restored, removed, unrestorable, ...(kept === undefined ? {} : { kept }) };
     },
   };
+}
+
+function statOrUndefined(absolute: string): Stats | undefined {
+  try {
+    return lstatSync(absolute);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs `task` on every item, at most `width` at once. */

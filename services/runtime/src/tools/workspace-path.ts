@@ -1,4 +1,4 @@
-import { lstat, readlink, realpath } from 'node:fs/promises';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ToolError } from '@agentwire/engine';
 
@@ -18,16 +18,18 @@ const MAX_LINKS = 40;
  * issue 15): `..` segments, absolute paths elsewhere, and symbolic links anywhere on the
  * path that point out, dangling ones included (a write through a dangling link would
  * create its target). The answer is the fully resolved path, so the caller opens no link
- * it did not check (docs/decisions/0142).
+ * it did not check (docs/decisions/0142). The lookups are synchronous: each is one system
+ * call on a local directory, a few microseconds, where the thread pool's round trip of an
+ * asynchronous one costs tens (docs/decisions/0244).
  */
 export async function resolveInWorkspace(root: string, requested: string): Promise<WorkspacePath> {
   if (typeof requested !== 'string' || requested === '') {
     throw new ToolError('invalid_path', 'path must be a non-empty string');
   }
-  const realRoot = await realpath(root);
+  const realRoot = realpathSync.native(root);
   const target = path.resolve(realRoot, requested);
   assertInside(realRoot, target, `path ${JSON.stringify(requested)} is outside the workspace root`);
-  const real = await resolveLinks(target, requested);
+  const real = resolveLinks(target, requested);
   assertInside(
     realRoot,
     real,
@@ -46,19 +48,24 @@ function assertInside(root: string, target: string, message: string): void {
  * `realpath` of the longest existing prefix, the rest appended; a dangling link on the way
  * is followed by hand (realpath fails on it) and the resolution starts over from its target.
  */
-async function resolveLinks(target: string, requested: string): Promise<string> {
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+function resolveLinks(target: string, requested: string): string {
   let current = target;
   let rest: string[] = [];
   for (let links = 0; links <= MAX_LINKS; ) {
     try {
-      return path.join(await realpath(current), ...rest.reverse());
+      return path.join(realpathSync.native(current), ...rest.reverse());
     } catch {
-      const link = await lstat(current).then(
-        (s) => s.isSymbolicLink(),
-        () => false,
-      );
+      const link = isLink(current);
       if (link) {
-        const to = path.resolve(path.dirname(current), await readlink(current));
+        const to = path.resolve(path.dirname(current), readlinkSync(current));
         current = path.join(to, ...rest.reverse());
         rest = [];
         links += 1;

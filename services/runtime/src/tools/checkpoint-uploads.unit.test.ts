@@ -1,0 +1,86 @@
+import type { BlobStore } from '@agentwire/bus';
+import { describe, expect, it } from 'vitest';
+import { UploadQueue } from './checkpoint-uploads.ts';
+
+/** A blob store that records each write and holds it until released. */
+function recordingStore(fail?: (what: string) => boolean) {
+  const writes: string[] = [];
+  const gates: (() => void)[] = [];
+  const store = {
+    async putBytes(bytes: Uint8Array) {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      const what = `bytes:${Buffer.from(bytes).toString()}`;
+      if (fail?.(what)) throw new Error(`refused ${what}`);
+      writes.push(what);
+      return 'hex';
+    },
+    async putDocument(name: string, value: unknown) {
+      await new Promise<void>((resolve) => gates.push(resolve));
+      writes.push(`doc:${name}=${JSON.stringify(value)}`);
+    },
+  } as unknown as BlobStore;
+  // Lets every write through, one at a time, until none waits after a turn of the loop.
+  const release = async () => {
+    await new Promise((r) => setImmediate(r));
+    while (gates.length > 0) {
+      gates.shift()?.();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { store, writes, release };
+}
+
+const bytes = (s: string) => new TextEncoder().encode(s);
+
+describe('checkpoint upload queue (0244)', () => {
+  it('stores in the order queued, and a manifest queued again before it ran goes once, as it is then', async () => {
+    const { store, writes, release } = recordingStore();
+    const q = new UploadQueue(store);
+    q.putBytes(bytes('a'));
+    q.putDocument('cp1', { v: 1 });
+    q.putBytes(bytes('b'));
+    q.putDocument('cp1', { v: 2 });
+    const flushed = q.flush();
+    await release();
+    await flushed;
+    expect(writes).toEqual(['bytes:a', 'doc:cp1={"v":2}', 'bytes:b']);
+  });
+
+  it('a manifest queued again once its upload started is uploaded again', async () => {
+    const { store, writes, release } = recordingStore();
+    const q = new UploadQueue(store);
+    q.putDocument('cp1', { v: 1 });
+    await new Promise((r) => setImmediate(r));
+    q.putDocument('cp1', { v: 2 });
+    const flushed = q.flush();
+    await release();
+    await flushed;
+    expect(writes).toEqual(['doc:cp1={"v":1}', 'doc:cp1={"v":2}']);
+  });
+
+  it('a failure is reported by the next flush, once, and the uploads after it still go', async () => {
+    const { store, writes, release } = recordingStore((what) => what === 'bytes:bad');
+    const q = new UploadQueue(store);
+    q.putBytes(bytes('bad'));
+    q.putBytes(bytes('good'));
+    const flushed = expect(q.flush()).rejects.toThrow('refused bytes:bad');
+    await release();
+    await flushed;
+    expect(writes).toEqual(['bytes:good']);
+    await expect(q.flush()).resolves.toBeUndefined();
+  });
+
+  it('an upload queued after the queue ran dry starts a drain of its own', async () => {
+    const { store, writes, release } = recordingStore();
+    const q = new UploadQueue(store);
+    q.putBytes(bytes('1'));
+    const first = q.flush();
+    await release();
+    await first;
+    q.putBytes(bytes('2'));
+    const second = q.flush();
+    await release();
+    await second;
+    expect(writes).toEqual(['bytes:1', 'bytes:2']);
+  });
+});
