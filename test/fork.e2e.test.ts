@@ -97,6 +97,16 @@ function sentIn(events: readonly SessionEvent[], turnId: string): string[] {
   return sent.map((m) => String(m.content));
 }
 
+/** The instance holding the session's lease now. */
+async function ownerOf(sessionId: string): Promise<string> {
+  const lease = await stack.bus.jsm.streams.getMessage(`KV_${stack.names.leaseBucket}`, {
+    last_by_subj: `$KV.${stack.names.leaseBucket}.${sessionId}`,
+  });
+  // A released lease reads as a delete marker, with no body.
+  if (lease === null || lease.data.length === 0) return 'none';
+  return String(lease.json<{ owner?: string }>().owner);
+}
+
 /** The session's export, asked again while the store is still committing its writes. */
 async function exportOf(sessionId: string) {
   for (let attempt = 0; ; attempt += 1) {
@@ -171,13 +181,41 @@ describe('fork (issue 12)', () => {
         forkedSessionId: fid,
       }),
     ]);
-    // The owner dies; each session goes on by itself on the instance that takes it over.
-    await stack.killRuntime(String(opened.owner));
+    // The fork moves to the other instance: released by its owner (`close`), then opened
+    // wherever the open's queue group sends it, until that is not the original's owner.
+    const originalOwner = await ownerOf(sid);
+    expect(originalOwner).toBe(String(opened.owner));
+    for (let attempt = 0; (await ownerOf(fid)) === originalOwner && attempt < 30; attempt += 1) {
+      expect(await client.op(fid, 'close')).toMatchObject({ ok: true });
+      expect(await client.open(fid)).toMatchObject({ ok: true, sessionId: fid });
+    }
+    const forkOwner = await ownerOf(fid);
+    expect(forkOwner).not.toBe(originalOwner);
+    // Both run a turn at once, each on its own instance, each on its own chain.
+    const [apartFork, apartOriginal] = await Promise.all([
+      client.runTurn(fid, 'fork: apart', followFork, { inputId: 'in-fa' }),
+      client.runTurn(sid, 'original: apart', follow, { inputId: 'in-oa' }),
+    ]);
+    expect(apartFork).toMatchObject({ ok: true, status: 'complete' });
+    expect(apartOriginal).toMatchObject({ ok: true, status: 'complete' });
+    expect([await ownerOf(fid), await ownerOf(sid)]).toEqual([forkOwner, originalOwner]);
+    const apartSent = sentIn(followFork.events, String(apartFork.ok ? apartFork.turnId : ''));
+    expect(apartSent.at(-1)).toBe('fork: apart');
+    expect(apartSent.at(-2)).toContain(`forked from session ${sid}`);
+    expect(apartSent.join('\n')).not.toContain('undo_more');
+    const apartOriginalSent = sentIn(
+      follow.events,
+      String(apartOriginal.ok ? apartOriginal.turnId : ''),
+    );
+    expect(apartOriginalSent.at(-1)).toBe('original: apart');
+    expect(apartOriginalSent.join('\n')).not.toContain('fork: apart');
+    // The original's owner dies; each session goes on, the original where it is taken over.
+    await stack.killRuntime(originalOwner);
     const inFork = await client.runTurn(fid, 'fork: what now?', followFork, { inputId: 'in-f' });
     expect(inFork).toMatchObject({ ok: true, status: 'complete' });
     const forkSent = sentIn(followFork.events, String(inFork.ok ? inFork.turnId : ''));
     expect(forkSent.at(-1)).toBe('fork: what now?');
-    expect(forkSent.at(-2)).toContain(`forked from session ${sid}`);
+    expect(forkSent.join('\n')).toContain(`forked from session ${sid}`);
     expect(forkSent).toContain('[scenario:undo_change] go');
     expect(forkSent.join('\n')).not.toContain('undo_more');
     const inOriginal = await client.runTurn(sid, 'original: and you?', follow, { inputId: 'in-o' });
