@@ -88,3 +88,100 @@ export class UploadQueue implements CheckpointUploads {
     this.#active = false;
   }
 }
+
+/** When held uploads go: after this long without a tool running... */
+const QUIET_MS = 25;
+/** ...or once the oldest has waited this long, tools running or not. */
+const HOLD_MS = 1_000;
+
+/**
+ * Holds uploads while the tools they snapshot run (docs/decisions/0244): a model step's
+ * tools run back to back, and storing their snapshots beside them slows each (CPU and
+ * disk, on a small machine). Held uploads go once no tool has run for {@link QUIET_MS} (in
+ * the model's next call, typically), once the oldest has waited {@link HOLD_MS} (a long
+ * command does not keep its snapshot unstored), or at `flush` (each turn's end).
+ */
+export class QuietUploads implements CheckpointUploads {
+  readonly #inner: CheckpointUploads;
+  readonly #quietMs: number;
+  readonly #holdMs: number;
+  readonly #held: Item[] = [];
+  readonly #documents = new Map<string, Item & { kind: 'document' }>();
+  #heldSince = 0;
+  readonly #running = new Set<string>();
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(inner: CheckpointUploads, o: { quietMs?: number; holdMs?: number } = {}) {
+    this.#inner = inner;
+    this.#quietMs = o.quietMs ?? QUIET_MS;
+    this.#holdMs = o.holdMs ?? HOLD_MS;
+  }
+
+  /** The tool of checkpoint `key` starts (its snapshot was just taken). */
+  toolStarted(key: string): void {
+    this.#running.add(key);
+    this.#schedule();
+  }
+
+  /** The tool of checkpoint `key` ended (its end state was just recorded). */
+  toolEnded(key: string): void {
+    this.#running.delete(key);
+    this.#schedule();
+  }
+
+  putBytes(bytes: Uint8Array): void {
+    this.#hold({ kind: 'bytes', bytes });
+  }
+
+  putDocument(name: string, value: unknown): void {
+    const held = this.#documents.get(name);
+    if (held !== undefined) {
+      held.value = value;
+      return;
+    }
+    const item = { kind: 'document' as const, name, value };
+    this.#documents.set(name, item);
+    this.#hold(item);
+  }
+
+  flush(): Promise<void> {
+    this.#release();
+    return this.#inner.flush();
+  }
+
+  close(): Promise<void> {
+    this.#release();
+    return this.#inner.close();
+  }
+
+  #hold(item: Item): void {
+    if (this.#held.length === 0) this.#heldSince = performance.now();
+    this.#held.push(item);
+    this.#schedule();
+  }
+
+  #schedule(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#held.length === 0) return;
+    const left = this.#holdMs - (performance.now() - this.#heldSince);
+    const wait = this.#running.size > 0 ? left : Math.min(this.#quietMs, left);
+    if (wait <= 0) {
+      this.#release();
+      return;
+    }
+    this.#timer = setTimeout(() => this.#release(), wait);
+    // Held uploads keep no process alive: a stop flushes them.
+    this.#timer.unref();
+  }
+
+  #release(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#documents.clear();
+    for (const item of this.#held.splice(0)) {
+      if (item.kind === 'bytes') this.#inner.putBytes(item.bytes);
+      else this.#inner.putDocument(item.name, item.value);
+    }
+  }
+}

@@ -1,6 +1,6 @@
 import type { BlobStore } from '@agentwire/bus';
-import { describe, expect, it } from 'vitest';
-import { UploadQueue } from './checkpoint-uploads.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { type CheckpointUploads, QuietUploads, UploadQueue } from './checkpoint-uploads.ts';
 
 /** A blob store that records each write and holds it until released. */
 function recordingStore(fail?: (what: string) => boolean) {
@@ -82,5 +82,69 @@ describe('checkpoint upload queue (0244)', () => {
     await release();
     await second;
     expect(writes).toEqual(['bytes:1', 'bytes:2']);
+  });
+});
+
+/** Uploads that record what was handed to them, at once. */
+function handedTo() {
+  const handed: string[] = [];
+  const inner: CheckpointUploads = {
+    putBytes: (b) => handed.push(`bytes:${Buffer.from(b).toString()}`),
+    putDocument: (name, value) => handed.push(`doc:${name}=${JSON.stringify(value)}`),
+    flush: async () => undefined,
+    close: async () => undefined,
+  };
+  return { handed, inner };
+}
+
+describe('uploads held while the tools run (0244)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("holds a tool's uploads until it ended and the tools were quiet for 25 ms, a manifest once", () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { handed, inner } = handedTo();
+    const q = new QuietUploads(inner);
+    q.toolStarted('cp1');
+    q.putBytes(bytes('a'));
+    q.putDocument('cp1', { v: 1 });
+    vi.advanceTimersByTime(500);
+    expect(handed).toEqual([]);
+    q.putDocument('cp1', { v: 2 });
+    q.toolEnded('cp1');
+    vi.advanceTimersByTime(20);
+    // A second tool right after the first: still held.
+    q.toolStarted('cp2');
+    q.putBytes(bytes('b'));
+    q.toolEnded('cp2');
+    vi.advanceTimersByTime(20);
+    expect(handed).toEqual([]);
+    vi.advanceTimersByTime(10);
+    expect(handed).toEqual(['bytes:a', 'doc:cp1={"v":2}', 'bytes:b']);
+  });
+
+  it('lets them go after 1 s however long the tool runs', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const { handed, inner } = handedTo();
+    const q = new QuietUploads(inner);
+    q.toolStarted('long');
+    q.putBytes(bytes('before'));
+    vi.advanceTimersByTime(999);
+    expect(handed).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(handed).toEqual(['bytes:before']);
+    q.toolEnded('long');
+  });
+
+  it('a flush hands everything over at once, in order, before it waits', async () => {
+    const { handed, inner } = handedTo();
+    const q = new QuietUploads(inner);
+    q.toolStarted('cp1');
+    q.putDocument('cp1', { v: 1 });
+    q.putBytes(bytes('x'));
+    await q.flush();
+    expect(handed).toEqual(['doc:cp1={"v":1}', 'bytes:x']);
+    q.toolEnded('cp1');
   });
 });

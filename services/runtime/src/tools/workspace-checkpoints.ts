@@ -6,7 +6,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { BlobStore } from '@agentwire/bus';
 import { type CheckpointStore, ToolError, type WorkspaceRewind } from '@agentwire/engine';
 import { z } from 'zod';
-import { type CheckpointUploads, UploadQueue } from './checkpoint-uploads.ts';
+import { type CheckpointUploads, QuietUploads, UploadQueue } from './checkpoint-uploads.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 /** Options of {@link createWorkspaceCheckpoints}. */
@@ -69,7 +69,8 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
   const maxFiles = o.maxFiles ?? 5_000;
   // Uploads run behind the tools, in order (flush() waits for them; 0225, 0244): a capture
   // reads and hashes the files at once, so what it records is what was there before the tool.
-  const uploads = o.uploads ?? new UploadQueue(o.blobs);
+  // They wait while the tools run (QuietUploads).
+  const uploads = new QuietUploads(o.uploads ?? new UploadQueue(o.blobs));
   // Contents this instance stored or read, by digest (a rewind here reads no blob back),
   // bounded in bytes; digests known to be in the store are not uploaded again.
   const cached = new Map<string, Uint8Array>();
@@ -189,6 +190,8 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     checkpointId: string,
     scope: readonly string[] | 'workspace',
   ): ReturnType<CheckpointStore['capture']> {
+    // Its uploads wait until the tool ends (settle) and the tools are quiet.
+    uploads.toolStarted(documentName(sessionId, checkpointId));
     const walked = scope === 'workspace' ? await walk() : undefined;
     const paths = walked?.files ?? [...new Set(scope as readonly string[])];
     const before = await statesOf(paths, true);
@@ -216,10 +219,15 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
   }
 
   async function settle(sessionId: string, checkpointId: string): Promise<void> {
-    const manifest = await read(sessionId, checkpointId);
-    if (manifest === undefined) return;
-    const after = await record(manifest, false);
-    keep(documentName(sessionId, checkpointId), { ...manifest, after });
+    const name = documentName(sessionId, checkpointId);
+    try {
+      const manifest = await read(sessionId, checkpointId);
+      if (manifest === undefined) return;
+      const after = await record(manifest, false);
+      keep(name, { ...manifest, after });
+    } finally {
+      uploads.toolEnded(name);
+    }
   }
 
   return {
