@@ -47,6 +47,7 @@ describe('the AsyncAPI document of the wire (docs/asyncapi.json)', () => {
     );
     expect(concrete(doc.channels.runtimeRewind?.address ?? null)).toBe(n.runtimeOp('s1', 'rewind'));
     expect(concrete(doc.channels.runtimeTree?.address ?? null)).toBe(n.runtimeOp('s1', 'tree'));
+    expect(concrete(doc.channels.runtimeFork?.address ?? null)).toBe(n.runtimeOp('s1', 'fork'));
     expect(doc.channels.queryHistory?.address).toBe(n.query('history'));
     expect(doc.channels.runtimeOpen?.address).toBe(n.runtimeOpen);
     expect(doc.channels.projectionGet?.address).toBe(n.projectionGet);

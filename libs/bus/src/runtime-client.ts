@@ -76,6 +76,8 @@ export interface ProjectionSnapshotReply {
   readonly asOfSeq: number;
 }
 
+const encoder = new TextEncoder();
+
 /** How long a completed ticket waits for the projection to apply its turn's last event. */
 const PROJECTION_CATCH_UP_MS = 3_000;
 
@@ -110,10 +112,26 @@ export class RuntimeClient {
 
   /**
    * Imports a transcript file (an export's, 0241) as a new session, resident at `owner`;
-   * `invalid_transcript` or `transcript_too_large` naming the line, and nothing written.
+   * `invalid_transcript` or `transcript_too_large` naming the line, and nothing written. A
+   * file whose request would not fit the server's `max_payload` (its JSON escapes quotes and
+   * backslashes, so it can be larger than the file) is `transcript_too_large` here, unsent:
+   * the runtime would refuse it anyway, and the client could not send it.
    */
   importSession(transcript: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>> {
-    return this.#request(this.#names.runtimeOpen, { transcript }, OpenReply, options);
+    const body = { transcript };
+    const bytes = encoder.encode(JSON.stringify(body)).length;
+    const max = this.#nc.info?.max_payload;
+    if (max !== undefined && bytes > max) {
+      return Promise.resolve({
+        ok: false,
+        error: {
+          code: 'transcript_too_large',
+          message: `the import request is ${bytes} bytes, over the server's ${max}-byte max_payload`,
+          detail: { line: 0, bytes, limit: max },
+        },
+      });
+    }
+    return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
   }
 
   /** Creates a new, empty session with the given id; `session_exists` when it has a trace. */
@@ -279,6 +297,19 @@ export class RuntimeClient {
   ): Promise<RuntimeResult<SessionCommandReply>> {
     const body = messageId === undefined ? {} : { messageId };
     return this.#op(sessionId, 'tree', body, SessionCommandReply, options);
+  }
+
+  /**
+   * `/fork` as an operation (docs/decisions/0240, 0243): a new session holding a copy of the
+   * chain up to `messageId`; the result names it (`ForkResult`). Queued while busy, as
+   * {@link rewind} is; `unknown_message` for a message this session does not hold.
+   */
+  fork(
+    sessionId: string,
+    messageId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>> {
+    return this.#op(sessionId, 'fork', { messageId }, SessionCommandReply, options);
   }
 
   /**

@@ -192,6 +192,8 @@ export {
 export {
   ChainMoveResult,
   CheckpointListing,
+  ForkRequest,
+  ForkResult,
   RewindRequest,
   SessionCommandReply,
   TreeEntryId,

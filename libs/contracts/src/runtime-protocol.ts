@@ -158,6 +158,7 @@ const RUNTIME_OPS = [
   'await_ticket',
   'rewind',
   'tree',
+  'fork',
   'close',
 ] as const;
 /** One operation name. */

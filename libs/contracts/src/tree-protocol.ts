@@ -1,12 +1,14 @@
 /**
- * The session tree's operations (docs/decisions/0225, 0239, 0242): `rewind` and `tree` on
- * `aw.rt.<sid>.<op>` are the `/rewind` and `/tree` commands with their ids checked first,
- * and the results those commands give, for a frontend to read them.
+ * The session tree's operations (docs/decisions/0225, 0239, 0240, 0242, 0243): `rewind`,
+ * `tree` and `fork` on `aw.rt.<sid>.<op>` are the `/rewind`, `/tree` and `/fork` commands
+ * with their ids checked first, and the results those commands give, for a frontend to read
+ * them.
  */
 import { z } from 'zod';
 import { Count } from './payloads/common.ts';
 import { CheckpointCreatedPayload, RewindTriggeredPayload } from './payloads/rewind-checkpoint.ts';
 import { CommandPromptReply, QueuedPromptReply } from './runtime-protocol.ts';
+import { SessionId } from './session-event.ts';
 
 /**
  * A checkpoint id or a message id as an operation names it. The runtime mints them (`cp_…`,
@@ -39,13 +41,21 @@ export const TreeRequest = z.strictObject({ messageId: TreeEntryId.optional() })
 export type TreeRequest = z.infer<typeof TreeRequest>;
 
 /**
- * Reply of `rewind` and `tree`, the one `prompt` gives their command line: idle, the
- * command ran and `result` is its own ({@link CheckpointListing}, {@link TreeListing} or a
- * {@link ChainMoveResult}); busy, it waits as an action with a ticket (`inputId`) and runs
- * in a turn of its own at the boundary (docs/decisions/0238).
+ * `aw.rt.<sid>.fork`: `/fork <messageId>`, a new session holding a copy of the chain up to
+ * that message, of any branch (docs/decisions/0240).
+ */
+export const ForkRequest = z.strictObject({ messageId: TreeEntryId });
+/** `fork` request. */
+export type ForkRequest = z.infer<typeof ForkRequest>;
+
+/**
+ * Reply of `rewind`, `tree` and `fork`, the one `prompt` gives their command line: idle,
+ * the command ran and `result` is its own ({@link CheckpointListing}, {@link TreeListing},
+ * a {@link ChainMoveResult} or a {@link ForkResult}); busy, it waits as an action with a
+ * ticket (`inputId`) and runs in a turn of its own at the boundary (docs/decisions/0238).
  */
 export const SessionCommandReply = z.union([CommandPromptReply, QueuedPromptReply]);
-/** Reply of `rewind` and `tree`. */
+/** Reply of `rewind`, `tree` and `fork`. */
 export type SessionCommandReply = z.infer<typeof SessionCommandReply>;
 
 /** Result of `/rewind` without a target: the checkpoints in force, oldest first. */
@@ -94,3 +104,16 @@ export const ChainMoveResult = RewindTriggeredPayload.extend({
 });
 /** Result of a move. */
 export type ChainMoveResult = z.infer<typeof ChainMoveResult>;
+
+/**
+ * Result of `/fork <messageId>`: the new session (leased by `owner`, followable from number
+ * 1, its event 1 `session_forked`) and how many messages it holds, the target's chain.
+ */
+export const ForkResult = z.object({
+  forkedSessionId: SessionId,
+  owner: z.string(),
+  targetMessageId: z.string(),
+  messageCount: Count,
+});
+/** Result of `/fork`. */
+export type ForkResult = z.infer<typeof ForkResult>;

@@ -5,6 +5,7 @@ import {
   EditInputRequest,
   EmptyRequest,
   type ErrorReply,
+  ForkRequest,
   type InputOp,
   MoveInputRequest,
   PromptRequest,
@@ -60,6 +61,8 @@ export async function runSessionOp(
       return commandLine(session, 'rewind', parseRequest(RewindRequest, data).target, limits);
     case 'tree':
       return commandLine(session, 'tree', parseRequest(TreeRequest, data).messageId, limits);
+    case 'fork':
+      return commandLine(session, 'fork', parseRequest(ForkRequest, data).messageId, limits);
     case 'remove_input': {
       const req = parseRequest(RemoveInputRequest, data);
       await session.removeInput(req.inputId);
@@ -127,9 +130,9 @@ export async function runSessionOp(
 }
 
 /**
- * A session command as an operation (`rewind`, `tree`, docs/decisions/0242): its line is
- * submitted as a prompt's text is, so it runs at once when idle, waits as an action when
- * busy (0238), and fails with the same codes as when typed.
+ * A session command as an operation (`rewind`, `tree`, `fork`, docs/decisions/0242, 0243):
+ * its line is submitted as a prompt's text is, so it runs at once when idle, waits as an
+ * action when busy (0238), and fails with the same codes as when typed.
  */
 async function commandLine(
   session: RuntimeSession,
