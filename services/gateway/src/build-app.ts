@@ -13,9 +13,10 @@ import { documentOnlyRequests, registerOpenApi } from './openapi.ts';
 import type { QueryBackend } from './query-port.ts';
 import { registerQueryRoutes } from './query-routes.ts';
 import { SessionFanout } from './session-fanout.ts';
-import { registerSessionRoutes } from './session-routes.ts';
+import { registerSessionRoutes, type SessionRouteOptions } from './session-routes.ts';
 import { SseHub } from './sse-hub.ts';
 import { registerTicketStreamRoute } from './ticket-stream-route.ts';
+import { registerTranscriptRoutes } from './transcript-routes.ts';
 import { registerWebApp } from './web-app.ts';
 
 /** Options of {@link buildApp}. */
@@ -33,7 +34,7 @@ export interface GatewayAppOptions {
   readonly bodyLimit?: number;
   /** Timeout of runtime and projection requests, ms (default 15 s). */
   readonly requestTimeoutMs?: number;
-  /** Timeout of `prompt`/`interrupt` with `wait: true`, ms (default 300 s). */
+  /** Timeout of `prompt`/`interrupt` with `wait: true` and of an import, ms (default 300 s). */
   readonly waitTimeoutMs?: number;
   /** SSE heartbeat interval, ms (default 15 s). */
   readonly heartbeatMs?: number;
@@ -131,7 +132,7 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
     documentOnlyRequests(scope);
     const requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     const auth = options.auth;
-    registerSessionRoutes(scope, {
+    const sessionRoutes: SessionRouteOptions = {
       ...(auth === undefined
         ? {}
         : {
@@ -142,7 +143,9 @@ export function buildApp(options: GatewayAppOptions): FastifyInstance {
       bodyLimit: options.bodyLimit ?? 256 * 1024,
       requestTimeoutMs,
       waitTimeoutMs: options.waitTimeoutMs ?? 300_000,
-    });
+    };
+    registerSessionRoutes(scope, sessionRoutes);
+    registerTranscriptRoutes(scope, { ...sessionRoutes, query: options.query });
     if (options.query !== undefined) {
       registerQueryRoutes(scope, {
         query: options.query,

@@ -105,6 +105,17 @@ export interface GatewayBackend {
     messageId?: string,
     options?: RequestOptions,
   ): Promise<RuntimeResult<SessionCommandReply>>;
+  /** `/fork <messageId>` (0240): a new session holding the chain up to that message. */
+  fork(
+    sessionId: string,
+    messageId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<SessionCommandReply>>;
+  /**
+   * A transcript file (an export's, 0241) as a new session; `invalid_transcript` or
+   * `transcript_too_large` naming the line, and nothing written.
+   */
+  importSession(transcript: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>>;
   /** Ends the session (`session_ended`) and releases its lease, so it can be deleted. */
   close(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<AckReply>>;
   projection(

@@ -85,12 +85,20 @@ export function documentOnlyRequests(scope: FastifyInstance): void {
   scope.setSerializerCompiler(serializerCompiler);
 }
 
+/** A response that is not JSON: its schema per media type (an export's JSON Lines). */
+interface MediaResponse {
+  readonly description: string;
+  readonly content: Readonly<Record<string, { readonly schema: z.ZodType }>>;
+}
+
 /** A route's `schema`: its zod parts, typed loosely for Fastify (the handlers parse). */
 export function routeSchema(parts: {
   readonly params?: z.ZodType;
   readonly querystring?: z.ZodType;
   readonly body?: z.ZodType;
-  readonly response?: Readonly<Record<string, z.ZodType>>;
+  /** The body's media types when it is not JSON (`application/json` otherwise). */
+  readonly consumes?: readonly string[];
+  readonly response?: Readonly<Record<string, z.ZodType | MediaResponse>>;
   readonly summary: string;
 }): FastifySchema {
   return {

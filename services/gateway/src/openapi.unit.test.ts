@@ -51,6 +51,9 @@ function fakeQuery(): QueryBackend & { listReply: unknown } {
     async delete(sessionId) {
       return { ok: true, sessionId, messages: 0, events: 0 };
     },
+    async exportSession(sessionId) {
+      return { ok: false, error: { code: 'not_found', message: `no session ${sessionId}` } };
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type {
   ArchiveReply,
   ArchiveRequest,
   DeleteReply,
+  ExportReply,
   HistoryReply,
   HistoryRequest,
   ListSessionsReply,
@@ -22,4 +23,6 @@ export interface QueryBackend {
   history(request: HistoryRequest, options?: RequestOptions): Promise<RuntimeResult<HistoryReply>>;
   archive(request: ArchiveRequest, options?: RequestOptions): Promise<RuntimeResult<ArchiveReply>>;
   delete(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<DeleteReply>>;
+  /** The session as a transcript file, every branch (0241); `not_caught_up` is retryable. */
+  exportSession(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<ExportReply>>;
 }

@@ -20,16 +20,18 @@ const RewindBody = RewindRequest.required();
 const MoveBody = TreeRequest.required();
 
 /**
- * What the routes answer: 200 with the command's `result` when it ran, 202 with its ticket
- * (`inputId`) when it waits behind the running turn; `queued` tells them apart, as on
+ * What the routes of a session command answer (here, and the fork of transcript-routes.ts):
+ * 200 with the command's `result` when it ran, 202 with its ticket (`inputId`) when it
+ * waits behind the running turn; `queued` tells them apart, as on
  * `POST /sessions/:id/prompt`.
  */
-const COMMAND_RESPONSES = {
+export const COMMAND_RESPONSES = {
   200: CommandPromptReply.omit({ ok: true }).extend({ queued: z.literal(false) }),
   202: QueuedPromptReply.omit({ ok: true }).extend({ queued: z.literal(true) }),
 };
 
-function sendCommand(
+/** Sends a session command's reply: 200 when it ran, 202 `queued` with its ticket. */
+export function sendCommand(
   reply: FastifyReply,
   result: RuntimeResult<SessionCommandReply>,
 ): FastifyReply {

@@ -6,12 +6,14 @@ import {
   type RuntimeResult,
   type SessionFollower,
 } from '@agentwire/bus';
-import type {
-  PromptReply,
-  PromptRequest,
-  SessionCommandReply,
-  SessionEvent,
-  SetQueueModesRequest,
+import {
+  type OpenReply,
+  type PromptReply,
+  type PromptRequest,
+  parseTranscript,
+  type SessionCommandReply,
+  type SessionEvent,
+  type SetQueueModesRequest,
 } from '@agentwire/contracts';
 import type { GatewayBackend } from '../gateway-port.ts';
 
@@ -241,9 +243,43 @@ export class FakeBackend implements GatewayBackend {
     );
   }
 
+  fork(sessionId: string, messageId: string) {
+    return this.#command('fork', sessionId, messageId, () => ({
+      forkedSessionId: 'forked-session',
+      owner: 'rt1',
+      targetMessageId: messageId,
+      messageCount: 4,
+    }));
+  }
+
+  /**
+   * Checks the file as the runtime does (the contracts' `parseTranscript`, with the limits
+   * of the runtime's session-import.ts), so a route test sees the runtime's own refusals.
+   */
+  importSession(transcript: string): Promise<RuntimeResult<OpenReply>> {
+    const parsed = parseTranscript(transcript, { maxBytes: 900 * 1024, maxMessages: 10_000 });
+    const reply: RuntimeResult<OpenReply> = parsed.ok
+      ? {
+          ok: true,
+          sessionId: 'imported-session',
+          owner: 'rt1',
+          lastSequence: 0,
+          imported: parsed.entries.length,
+        }
+      : {
+          ok: false,
+          error: {
+            code: parsed.error.code,
+            message: parsed.error.message,
+            detail: { line: parsed.error.line },
+          },
+        };
+    return this.#answer('importSession', [transcript], reply);
+  }
+
   /** A session command's reply: its result at once, or its ticket behind {@link runningTurn}. */
   #command(
-    command: 'rewind' | 'tree',
+    command: 'rewind' | 'tree' | 'fork',
     sessionId: string,
     argument: string | undefined,
     result: () => Record<string, unknown>,
