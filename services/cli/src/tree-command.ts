@@ -2,6 +2,7 @@ import { isRuntimeFailure } from '@agentwire/bus';
 import { TreeEntryId } from '@agentwire/contracts';
 import { InvalidArgumentError } from 'commander';
 import { type CliContext, checkSessionId, failureError, print } from './cli-context.ts';
+import type { CommandKit } from './command-kit.ts';
 import { formatCheckpoints, formatMove, formatTree } from './format-tree.ts';
 
 /**
@@ -15,7 +16,7 @@ export function treeEntryId(value: string): string {
 }
 
 /** `agentwire checkpoints <sid>`: the checkpoints in force on the active branch. */
-export async function checkpointsCommand(ctx: CliContext, sid: string): Promise<void> {
+async function checkpointsCommand(ctx: CliContext, sid: string): Promise<void> {
   checkSessionId(sid);
   const reply = await ctx.client.rewind(sid);
   if (isRuntimeFailure(reply)) throw failureError('checkpoints', reply);
@@ -23,7 +24,7 @@ export async function checkpointsCommand(ctx: CliContext, sid: string): Promise<
 }
 
 /** `agentwire rewind <sid> <target>`: files and conversation back to a checkpoint or message. */
-export async function rewindCommand(ctx: CliContext, sid: string, target: string): Promise<void> {
+async function rewindCommand(ctx: CliContext, sid: string, target: string): Promise<void> {
   checkSessionId(sid);
   const reply = await ctx.client.rewind(sid, target);
   if (isRuntimeFailure(reply)) throw failureError('rewind', reply);
@@ -31,7 +32,7 @@ export async function rewindCommand(ctx: CliContext, sid: string, target: string
 }
 
 /** `agentwire tree <sid> [messageId]`: the branches, or a move to a message of any of them. */
-export async function treeCommand(
+async function treeCommand(
   ctx: CliContext,
   sid: string,
   messageId: string | undefined,
@@ -42,4 +43,57 @@ export async function treeCommand(
   const lines =
     messageId === undefined ? formatTree(reply, ctx.style) : formatMove(reply, 'moved', ctx.style);
   print(ctx, reply, lines);
+}
+
+/** `agentwire checkpoints`, `rewind` and `tree` (docs/decisions/0242). */
+export function registerTreeCommands({ command, run }: CommandKit): void {
+  command(
+    'checkpoints <sid>',
+    'list the checkpoints in force on the active branch: taken before each tool that writes or runs',
+    'agentwire checkpoints ses_123',
+  ).action(
+    run(async (ctx, sid: string) => {
+      await checkpointsCommand(ctx, sid);
+    }),
+  );
+
+  command(
+    'rewind <sid>',
+    'put the files and the conversation back: to before a checkpoint, or to a message',
+    'agentwire rewind ses_123 cp_call_7',
+  )
+    .argument(
+      '<target>',
+      'a checkpoint id (agentwire checkpoints) or a message id (agentwire tree, history)',
+      treeEntryId,
+    )
+    .addHelpText(
+      'after',
+      '  $ agentwire rewind ses_123 msg_42   # to before that prompt, or to the end of its turn\n\nWhile a turn runs the rewind waits in the queue and runs when it ends.',
+    )
+    .action(
+      run(async (ctx, sid: string, target: string) => {
+        await rewindCommand(ctx, sid, target);
+      }),
+    );
+
+  command(
+    'tree <sid>',
+    "list the conversation's branches (the active one marked *), or move to a message of any of them",
+    'agentwire tree ses_123',
+  )
+    .argument(
+      '[messageId]',
+      'the message to make the leaf (a branch leaf, or any message)',
+      treeEntryId,
+    )
+    .addHelpText(
+      'after',
+      '  $ agentwire tree ses_123 msg_42     # switch to that branch, its files with it',
+    )
+    .action(
+      run(async (ctx, sid: string, messageId: string | undefined) => {
+        await treeCommand(ctx, sid, messageId);
+      }),
+    );
 }
