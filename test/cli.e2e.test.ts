@@ -145,7 +145,7 @@ describe('agentwire CLI against real runtime, worker and projection processes', 
       [3, expect.stringMatching(/^agentwire: answer: .*\(unknown_permission_request\)$/)],
       [2, expect.stringMatching(/^agentwire: invalid session id "bad id!"/)],
       [2, expect.stringMatching(/^agentwire: option '--after <n>' argument 'soon' is invalid/)],
-      [2, "agentwire: unknown command 'explode' (see agentwire --help)"],
+      [2, "agentwire: unknown command 'explode' (Did you mean export?) (see agentwire --help)"],
     ]);
     expect(runs.every((r) => r.stdout === '')).toBe(true);
   });

@@ -38,6 +38,9 @@ const COMMANDS = [
   'checkpoints',
   'rewind',
   'tree',
+  'fork',
+  'export',
+  'import',
   'demo',
 ];
 
@@ -80,6 +83,14 @@ describe('the commander program', () => {
     [['tree', 's1', 'aw.>'], /is invalid .*must be one id/],
     [['tree', 's1', 'm1', 'm2'], /too many arguments/],
     [['checkpoints'], /missing required argument 'sid'/],
+    [['fork', 's1'], /missing required argument 'messageId'/],
+    [['fork', 's1', 'msg_*'], /'msg_\*' is invalid .*no whitespace, "\*" or ">"/],
+    [['fork', 's1', 'msg_1 msg_2'], /is invalid .*must be one id/],
+    [['fork', 's1', 'aw.>'], /is invalid .*must be one id/],
+    [['export'], /missing required argument 'sid'/],
+    [['export', 's1', 'extra'], /too many arguments/],
+    [['export', 's1', '-o'], /option '-o, --output <file>' argument missing/],
+    [['import'], /missing required argument 'file'/],
   ])('refuses %j before connecting', async (argv, message) => {
     const { built, connects } = program();
     await expect(built.parseAsync(argv, { from: 'user' })).rejects.toThrow(message);

@@ -1,6 +1,7 @@
 import {
   ChainMoveResult,
   CheckpointListing,
+  ForkResult,
   isCommandPromptReply,
   type QueuedPromptReply,
   type SessionCommandReply,
@@ -111,5 +112,19 @@ export function formatMove(
     ...list('deleted', move.removed),
     ...list('not restorable', move.unrestorable),
     ...(move.reason === undefined ? [] : [style.dim(`  ${move.reason}`)]),
+  ];
+}
+
+/**
+ * `agentwire fork`: the new session, how many messages it holds and its owner, or the
+ * ticket of a fork that waits behind the running turn.
+ */
+export function formatFork(reply: SessionCommandReply, style: Style = PLAIN): string[] {
+  const read = readResult(reply, ForkResult, style);
+  if (!read.ok) return read.lines;
+  const fork = read.value;
+  const messages = `${fork.messageCount} message${fork.messageCount === 1 ? '' : 's'}`;
+  return [
+    `forked ${style.bold(fork.forkedSessionId)}: ${messages} up to ${fork.targetMessageId} (owner ${fork.owner})`,
   ];
 }

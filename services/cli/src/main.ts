@@ -111,7 +111,8 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       throw new CliError(
         'usage',
-        `${error.message.replace(/^error: /, '')} (see agentwire --help)`,
+        // One line: commander puts its suggestion ("(Did you mean export?)") on a second.
+        `${error.message.replace(/^error: /, '').replaceAll('\n', ' ')} (see agentwire --help)`,
         EXIT.usage,
         {
           cause: error,
@@ -126,13 +127,23 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-try {
-  process.exit(await main(process.argv.slice(2)));
-} catch (error) {
-  if (error instanceof CliError) {
-    err(`agentwire: ${error.message.split('\n')[0]}`);
-    process.exit(error.exitCode);
-  }
-  err(`agentwire: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
-  process.exit(EXIT.failure);
+/**
+ * Resolves once what was written to `stream` is handed over: on a pipe, writes are
+ * asynchronous, and `process.exit` would drop the rest of a large output (an export's).
+ */
+function written(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
 }
+
+let code: number;
+try {
+  code = await main(process.argv.slice(2));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  err(`agentwire: ${message.split('\n')[0]}`);
+  code = error instanceof CliError ? error.exitCode : EXIT.failure;
+}
+await Promise.all([written(process.stdout), written(process.stderr)]);
+process.exit(code);

@@ -11,6 +11,7 @@ import { formatPromptReply } from './format-prompt-reply.ts';
 import { registerQueueCommand } from './queue-command.ts';
 import { registerReadCommands } from './read-commands.ts';
 import { readProjection } from './read-projection.ts';
+import { registerTranscriptCommands } from './transcript-commands.ts';
 import { registerTreeCommands } from './tree-command.ts';
 
 /** What the program needs from its process. */
@@ -24,6 +25,8 @@ export interface ProgramDeps {
   readonly writeOut: (text: string) => void;
   /** The terminal `chat` runs on; absent when stdin or stdout is not a terminal. */
   readonly terminal?: ChatTerminal;
+  /** The text on stdin, for `import -` (default: read `process.stdin` to its end). */
+  readonly readStdin?: () => Promise<string>;
 }
 
 const ENVIRONMENT = `
@@ -279,6 +282,7 @@ export function buildProgram(deps: ProgramDeps): Command {
 
   registerQueueCommand(kit);
   registerTreeCommands(kit);
+  registerTranscriptCommands(kit, deps);
 
   command(
     'demo',
