@@ -130,17 +130,19 @@ export type HistoryPage =
  * from run to run instead: from a row, back to the newest head at or before it, then to that
  * head's parent. `runs` holds each visited stretch as `first` (its head) to `last`, so the
  * recursion takes one step per branch point on the chain and one window pass over the
- * session does the rest: a page of a 10,000-message session takes 20-40 ms, linear or with
- * a hundred rewinds (4-8 ms before the tree). Each step scans the heads, so a chain through
- * a thousand rewinds costs about 150 ms. `union`, not `union all`: a cycle, which only a
+ * session does the rest. The pass reads the link columns (`tree_linked`, `tree_parent`,
+ * docs/decisions/0245) from the session index alone, in its order, and the leaf is found
+ * from the newest row back through the index of explicit children, usually at the first
+ * row: the statement takes 7-8 ms for 10,000 messages (20-30 ms when the links were read
+ * from every row's JSON and the leaf from a hash of all parents). Each step scans the
+ * heads, so a chain through a thousand rewinds costs more. `union`, not `union all`: a cycle, which only a
  * foreign transcript can hold, repeats a row and ends the walk.
  */
 function activeChainRuns(sessionId: string) {
   return sql`
     linked as (
       select id, created_at, lag(id) over w as prev,
-        case when data ? 'treeParentId' then data ->> 'treeParentId' else lag(id) over w end
-          as parent
+        case when tree_linked then tree_parent else lag(id) over w end as parent
       from messages where session_id = ${sessionId}
       window w as (order by created_at, id)
     ),
@@ -149,10 +151,22 @@ function activeChainRuns(sessionId: string) {
       where parent is null or parent is distinct from prev
     ),
     leaf as (
-      select id, created_at from linked
-      order by id in (select parent from linked where parent is not null),
-        created_at desc, id desc
-      limit 1
+      (select m.id, m.created_at, 0 as fallback from messages m
+        where m.session_id = ${sessionId}
+          and not exists (
+            select 1 from messages c
+            where c.session_id = ${sessionId} and c.tree_linked and c.tree_parent = m.id
+          )
+          and coalesce((
+            select n.tree_linked from messages n
+            where n.session_id = ${sessionId} and (n.created_at, n.id) > (m.created_at, m.id)
+            order by n.created_at, n.id limit 1
+          ), true)
+        order by m.created_at desc, m.id desc limit 1)
+      union all
+      (select m.id, m.created_at, 1 from messages m
+        where m.session_id = ${sessionId} order by m.created_at desc, m.id desc limit 1)
+      order by fallback limit 1
     ),
     runs(first_at, first_id, last_at, last_id, next) as (
       select h.created_at, h.id, l.created_at, l.id, h.parent
@@ -196,7 +210,7 @@ async function readChainRows(
         : sql`and (m.created_at, m.id) > ${key}`;
   const { rows } = await sql<MessageRow>`
     with recursive ${activeChainRuns(sessionId)}
-    select m.* from messages m
+    select m.id, m.session_id, m.role, m.data, m.version, m.created_at from messages m
     where m.session_id = ${sessionId} ${beyond}
       and exists (
         select 1 from runs r

@@ -4,6 +4,7 @@ import { ledgerDeliveryFactsMigration } from './0002-ledger-delivery-facts.ts';
 import { ledgerDeliveryColumnsMigration } from './0003-ledger-delivery-columns.ts';
 import { ledgerKeyPerSessionMigration } from './0004-ledger-key-per-session.ts';
 import { ledgerPayloadSeqMigration } from './0005-ledger-payload-seq.ts';
+import { messageTreeColumnsMigration } from './0006-message-tree-columns.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -17,6 +18,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0003-ledger-delivery-columns': ledgerDeliveryColumnsMigration,
   '0004-ledger-key-per-session': ledgerKeyPerSessionMigration,
   '0005-ledger-payload-seq': ledgerPayloadSeqMigration,
+  '0006-message-tree-columns': messageTreeColumnsMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */
