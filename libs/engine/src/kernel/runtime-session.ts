@@ -270,8 +270,9 @@ export class RuntimeSession {
       const active = this.#active;
       const ends = event.type === 'turn_complete' || event.type === 'turn_error';
       if (ends && active !== undefined && event.turnId === active.turnId) active.ending = true;
-      // A rewind moves the session under any preparation, as an interrupt does (R12.5).
-      if (event.type === 'rewind_triggered') this.#epoch += 1;
+      // A rewind or a fork moves the session under any preparation, as an interrupt does
+      // (R12.5, issue 11 item 4).
+      if (event.type === 'rewind_triggered' || event.type === 'session_forked') this.#epoch += 1;
       // Its actions end with the event that ends it, as a ticket does (R12.3, 0235).
       if (event.type === 'turn_complete' && event.turnId !== null) {
         const cancelled = event.payload.resultType === 'cancelled';
