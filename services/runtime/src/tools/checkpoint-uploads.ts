@@ -31,9 +31,21 @@ export class UploadQueue implements CheckpointUploads {
   #running: Promise<void> = Promise.resolve();
   #active = false;
   #failure: unknown;
+  /** The last upload failed every attempt (see {@link #store}). */
+  #givenUp = false;
 
-  constructor(blobs: BlobStore | (() => Promise<BlobStore>)) {
+  readonly #retryMs: readonly number[];
+
+  /**
+   * `retryMs`: the waits before each new attempt of a failed upload (default 250 ms, 1 s,
+   * 4 s: a broker that restarts is back within them); the failure is reported after the last.
+   */
+  constructor(
+    blobs: BlobStore | (() => Promise<BlobStore>),
+    options: { readonly retryMs?: readonly number[] } = {},
+  ) {
     this.#blobs = typeof blobs === 'function' ? blobs : () => Promise.resolve(blobs);
+    this.#retryMs = options.retryMs ?? RETRY_MS;
   }
 
   putBytes(bytes: Uint8Array): void {
@@ -77,17 +89,39 @@ export class UploadQueue implements CheckpointUploads {
     for (let item = this.#items.shift(); item !== undefined; item = this.#items.shift()) {
       // A manifest queued again from here on is a new upload.
       if (item.kind === 'document') this.#documents.delete(item.name);
+      await this.#store(item);
+    }
+    this.#active = false;
+  }
+
+  /**
+   * Stores one item, again after each wait of `retryMs` while it fails. Once one has
+   * failed every attempt, the next ones are tried once each until one is stored again: a
+   * broker that stays away costs a flush one series of waits, not one per upload.
+   */
+  async #store(item: Item): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
       try {
         const blobs = await this.#blobs();
         if (item.kind === 'bytes') await blobs.putBytes(item.bytes);
         else await blobs.putDocument(item.name, item.value);
+        this.#givenUp = false;
+        return;
       } catch (err) {
-        this.#failure ??= err;
+        const wait = this.#givenUp ? undefined : this.#retryMs[attempt];
+        if (wait === undefined) {
+          this.#failure ??= err;
+          this.#givenUp = true;
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
-    this.#active = false;
   }
 }
+
+/** Waits before each new attempt of a failed upload. */
+const RETRY_MS: readonly number[] = [250, 1_000, 4_000];
 
 /** When held uploads go: after this long without a tool running... */
 const QUIET_MS = 25;

@@ -19,12 +19,16 @@ function recordingStore(fail?: (what: string) => boolean) {
       writes.push(`doc:${name}=${JSON.stringify(value)}`);
     },
   } as unknown as BlobStore;
-  // Lets every write through, one at a time, until none waits after a turn of the loop.
+  // Lets every write through (one is held at a time) until none came for three looks.
   const release = async () => {
-    await new Promise((r) => setImmediate(r));
-    while (gates.length > 0) {
-      gates.shift()?.();
-      await new Promise((r) => setImmediate(r));
+    for (let idle = 0; idle < 3; ) {
+      await new Promise((r) => setTimeout(r, 2));
+      if (gates.length === 0) {
+        idle += 1;
+        continue;
+      }
+      idle = 0;
+      while (gates.length > 0) gates.shift()?.();
     }
   };
   return { store, writes, release };
@@ -60,7 +64,7 @@ describe('checkpoint upload queue (0244)', () => {
 
   it('a failure is reported by the next flush, once, and the uploads after it still go', async () => {
     const { store, writes, release } = recordingStore((what) => what === 'bytes:bad');
-    const q = new UploadQueue(store);
+    const q = new UploadQueue(store, { retryMs: [1, 1] });
     q.putBytes(bytes('bad'));
     q.putBytes(bytes('good'));
     const flushed = expect(q.flush()).rejects.toThrow('refused bytes:bad');
@@ -68,6 +72,41 @@ describe('checkpoint upload queue (0244)', () => {
     await flushed;
     expect(writes).toEqual(['bytes:good']);
     await expect(q.flush()).resolves.toBeUndefined();
+  });
+
+  it('an upload that fails while the broker is away is stored when it is back, in order', async () => {
+    let failures = 2;
+    const writes: string[] = [];
+    const store = {
+      async putBytes(b: Uint8Array) {
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('no responders');
+        }
+        writes.push(Buffer.from(b).toString());
+        return 'hex';
+      },
+    } as unknown as BlobStore;
+    const q = new UploadQueue(store, { retryMs: [1, 1, 1] });
+    q.putBytes(bytes('first'));
+    q.putBytes(bytes('second'));
+    await q.flush();
+    expect(writes).toEqual(['first', 'second']);
+  });
+
+  it('while the broker stays away, only the first failing upload waits for its retries', async () => {
+    let tries = 0;
+    const store = {
+      async putBytes() {
+        tries += 1;
+        throw new Error('no responders');
+      },
+    } as unknown as BlobStore;
+    const q = new UploadQueue(store, { retryMs: [1, 1] });
+    for (const s of ['a', 'b', 'c']) q.putBytes(bytes(s));
+    await expect(q.flush()).rejects.toThrow('no responders');
+    // Three attempts of the first, one of each other.
+    expect(tries).toBe(5);
   });
 
   it('an upload queued after the queue ran dry starts a drain of its own', async () => {
