@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { BlobStore, type BusConnection, connectBus } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
-import { type NatsServerProcess, startNatsServer } from '@agentwire/testing';
+import { type NatsServerProcess, startNatsServer, waitUntil } from '@agentwire/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uploadThread } from './checkpoint-upload-worker.ts';
 
@@ -44,6 +44,8 @@ describe('checkpoint uploads on their own thread (0244)', () => {
       uploads.putDocument('checkpoint.s1.cp_2', { v: 2 });
       await restarted;
       await uploads.flush();
+      // The test's own connection comes back on its own time.
+      await waitUntil(() => bus.connected, { timeoutMs: 15_000, what: 'the reader to reconnect' });
       const reader = BlobStore.reader(bus.nc, names(prefix));
       for (const b of [before, ...during]) {
         expect(Buffer.from((await reader.getBytes(hex(b))) ?? [])).toEqual(b);
