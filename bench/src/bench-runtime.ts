@@ -28,6 +28,8 @@ export interface BenchRuntime {
   readonly runtime: StartedRuntime;
   readonly bus: BusConnection;
   readonly db: ReturnType<typeof createDatabase>;
+  /** The scratch database's URL, for the group's other services. */
+  readonly databaseUrl: string;
   /**
    * Stops the runtime, runs `cleanUp` (the group's rows), and removes the streams, buckets
    * and workspace.
@@ -61,6 +63,7 @@ export async function startBenchRuntime(name: string): Promise<BenchRuntime> {
     runtime,
     bus,
     db,
+    databaseUrl: DATABASE_URL,
     async stop(cleanUp) {
       await runtime.stop();
       await cleanUp?.();

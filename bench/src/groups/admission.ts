@@ -9,7 +9,6 @@ import type { BenchGroup } from '../group.ts';
 import { percentile } from '../stats.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SESSIONS = 4;
 const SAMPLES = 500;
 const WARM_UP = 20;
@@ -59,7 +58,11 @@ export const admissionGroup: BenchGroup = {
     const bench = await startBenchRuntime('admission');
     const n = names(bench.prefix);
     const worker = await startWorkerRuntime({
-      config: WorkerConfig.parse({ DATABASE_URL, NATS_URL, AW_PREFIX: bench.prefix }),
+      config: WorkerConfig.parse({
+        DATABASE_URL: bench.databaseUrl,
+        NATS_URL,
+        AW_PREFIX: bench.prefix,
+      }),
     });
     const client = new RuntimeClient(bench.bus, n);
     const table = `bench_admission_${randomBytes(3).toString('hex')}`;
