@@ -97,16 +97,6 @@ function sentIn(events: readonly SessionEvent[], turnId: string): string[] {
   return sent.map((m) => String(m.content));
 }
 
-/** The instance holding the session's lease now. */
-async function ownerOf(sessionId: string): Promise<string> {
-  const lease = await stack.bus.jsm.streams.getMessage(`KV_${stack.names.leaseBucket}`, {
-    last_by_subj: `$KV.${stack.names.leaseBucket}.${sessionId}`,
-  });
-  // A released lease reads as a delete marker, with no body.
-  if (lease === null || lease.data.length === 0) return 'none';
-  return String(lease.json<{ owner?: string }>().owner);
-}
-
 /** The session's export, asked again while the store is still committing its writes. */
 async function exportOf(sessionId: string) {
   for (let attempt = 0; ; attempt += 1) {
@@ -182,14 +172,16 @@ describe('fork (issue 12)', () => {
       }),
     ]);
     // The fork moves to the other instance: released by its owner (`close`), then opened
-    // wherever the open's queue group sends it, until that is not the original's owner.
-    const originalOwner = await ownerOf(sid);
-    expect(originalOwner).toBe(String(opened.owner));
-    for (let attempt = 0; (await ownerOf(fid)) === originalOwner && attempt < 30; attempt += 1) {
-      expect(await client.op(fid, 'close')).toMatchObject({ ok: true });
-      expect(await client.open(fid)).toMatchObject({ ok: true, sessionId: fid });
+    // wherever the open's queue group sends it (its reply names the owner), until that is
+    // not the original's owner.
+    const originalOwner = String(opened.owner);
+    let forkOwner = String((forked as unknown as { result: { owner: string } }).result.owner);
+    for (let attempt = 0; forkOwner === originalOwner && attempt < 30; attempt += 1) {
+      await client.op(fid, 'close');
+      const reopened = await client.open(fid);
+      if (!reopened.ok) throw new Error(`reopening the fork: ${JSON.stringify(reopened)}`);
+      forkOwner = String(reopened.owner);
     }
-    const forkOwner = await ownerOf(fid);
     expect(forkOwner).not.toBe(originalOwner);
     // Both run a turn at once, each on its own instance, each on its own chain.
     const [apartFork, apartOriginal] = await Promise.all([
@@ -198,7 +190,20 @@ describe('fork (issue 12)', () => {
     ]);
     expect(apartFork).toMatchObject({ ok: true, status: 'complete' });
     expect(apartOriginal).toMatchObject({ ok: true, status: 'complete' });
-    expect([await ownerOf(fid), await ownerOf(sid)]).toEqual([forkOwner, originalOwner]);
+    // Where each turn ran, from the runtimes' own logs (turn_started names session and turn).
+    const ranOn = (turnId: string) =>
+      [...stack.runtimes].flatMap(([id, p]) =>
+        p.lines.some((l) => l.includes(turnId) && l.includes('"turn_started"')) ? [id] : [],
+      );
+    const leases = () =>
+      [...stack.runtimes.values()].flatMap((p) => p.lines.filter((l) => /lease|reclaimed/.test(l)));
+    expect(
+      [
+        ranOn(String(apartFork.ok ? apartFork.turnId : '')),
+        ranOn(String(apartOriginal.ok ? apartOriginal.turnId : '')),
+      ],
+      leases().join('\n'),
+    ).toEqual([[forkOwner], [originalOwner]]);
     const apartSent = sentIn(followFork.events, String(apartFork.ok ? apartFork.turnId : ''));
     expect(apartSent.at(-1)).toBe('fork: apart');
     expect(apartSent.at(-2)).toContain(`forked from session ${sid}`);
