@@ -31,6 +31,8 @@ export class UploadQueue implements CheckpointUploads {
   #running: Promise<void> = Promise.resolve();
   #active = false;
   #failure: unknown;
+  /** Wakes a drain that waits with nothing queued (see {@link #drain}). */
+  #wake: (() => void) | undefined;
   /** The last upload failed every attempt (see {@link #store}). */
   #givenUp = false;
 
@@ -78,18 +80,45 @@ export class UploadQueue implements CheckpointUploads {
 
   #push(item: Item): void {
     this.#items.push(item);
-    if (this.#active) return;
+    if (this.#active) {
+      this.#wake?.();
+      return;
+    }
     this.#active = true;
     this.#running = this.#drain();
   }
 
+  /**
+   * Contents go up to {@link CONTENTS_AT_ONCE} at a time (each awaits its acknowledgement);
+   * a manifest waits until every content queued before it is stored, then goes alone, so a
+   * stored manifest never names a content still missing.
+   */
   async #drain(): Promise<void> {
-    // The last empty check and the end of `#active` happen in one step: a push after it
-    // starts a drain of its own.
-    for (let item = this.#items.shift(); item !== undefined; item = this.#items.shift()) {
-      // A manifest queued again from here on is a new upload.
-      if (item.kind === 'document') this.#documents.delete(item.name);
-      await this.#store(item);
+    const inFlight = new Set<Promise<void>>();
+    for (;;) {
+      const item = this.#items.shift();
+      if (item === undefined) {
+        // The last empty check and the end of `#active` happen in one step: a push after
+        // it starts a drain of its own.
+        if (inFlight.size === 0) break;
+        // Until one in flight is stored or another upload is queued.
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve;
+          void Promise.race(inFlight).then(resolve);
+        });
+        this.#wake = undefined;
+        continue;
+      }
+      if (item.kind === 'document') {
+        await Promise.all(inFlight);
+        // A manifest queued again from here on is a new upload.
+        this.#documents.delete(item.name);
+        await this.#store(item);
+        continue;
+      }
+      if (inFlight.size >= CONTENTS_AT_ONCE) await Promise.race(inFlight);
+      const stored: Promise<void> = this.#store(item).finally(() => inFlight.delete(stored));
+      inFlight.add(stored);
     }
     this.#active = false;
   }
@@ -119,6 +148,9 @@ export class UploadQueue implements CheckpointUploads {
     }
   }
 }
+
+/** Contents stored at once by one queue. */
+const CONTENTS_AT_ONCE = 8;
 
 /** Waits before each new attempt of a failed upload. */
 const RETRY_MS: readonly number[] = [250, 1_000, 4_000];

@@ -94,10 +94,14 @@ describe('checkpoint upload queue (0244)', () => {
     expect(writes).toEqual(['first', 'second']);
   });
 
-  it('while the broker stays away, only the first failing upload waits for its retries', async () => {
+  it('while the broker stays away, uploads queued after the first ones gave up are tried once', async () => {
     let tries = 0;
     const store = {
       async putBytes() {
+        tries += 1;
+        throw new Error('no responders');
+      },
+      async putDocument() {
         tries += 1;
         throw new Error('no responders');
       },
@@ -105,8 +109,47 @@ describe('checkpoint upload queue (0244)', () => {
     const q = new UploadQueue(store, { retryMs: [1, 1] });
     for (const s of ['a', 'b', 'c']) q.putBytes(bytes(s));
     await expect(q.flush()).rejects.toThrow('no responders');
-    // Three attempts of the first, one of each other.
-    expect(tries).toBe(5);
+    // The three went together, three attempts each.
+    expect(tries).toBe(9);
+    q.putBytes(bytes('d'));
+    q.putDocument('cp1', {});
+    await expect(q.flush()).rejects.toThrow('no responders');
+    // Then one attempt each.
+    expect(tries).toBe(11);
+  });
+
+  it('stores contents several at a time, and a manifest only once the contents before it are in', async () => {
+    const events: string[] = [];
+    const waiting: (() => void)[] = [];
+    const store = {
+      async putBytes(b: Uint8Array) {
+        const what = Buffer.from(b).toString();
+        events.push(`start ${what}`);
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        events.push(`done ${what}`);
+        return 'hex';
+      },
+      async putDocument(name: string) {
+        events.push(`doc ${name}`);
+      },
+    } as unknown as BlobStore;
+    const q = new UploadQueue(store);
+    q.putBytes(bytes('a'));
+    q.putBytes(bytes('b'));
+    q.putDocument('cp1', {});
+    q.putBytes(bytes('c'));
+    await new Promise((r) => setImmediate(r));
+    // a and b are in flight together; the manifest waits for both.
+    expect(events).toEqual(['start a', 'start b']);
+    for (const release of waiting.splice(0)) release();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(events.slice(0, 5)).toEqual(['start a', 'start b', 'done a', 'done b', 'doc cp1']);
+    const flushed = q.flush();
+    await new Promise((r) => setImmediate(r));
+    for (const release of waiting.splice(0)) release();
+    await flushed;
+    expect(events.slice(5)).toEqual(['start c', 'done c']);
   });
 
   it('an upload queued after the queue ran dry starts a drain of its own', async () => {
