@@ -5,6 +5,7 @@ import { ledgerDeliveryColumnsMigration } from './0003-ledger-delivery-columns.t
 import { ledgerKeyPerSessionMigration } from './0004-ledger-key-per-session.ts';
 import { ledgerPayloadSeqMigration } from './0005-ledger-payload-seq.ts';
 import { messageTreeColumnsMigration } from './0006-message-tree-columns.ts';
+import { partsSessionOrderMigration } from './0007-parts-session-order.ts';
 
 /**
  * Every migration, keyed by a name that sorts in application order. Append only: a
@@ -19,6 +20,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   '0004-ledger-key-per-session': ledgerKeyPerSessionMigration,
   '0005-ledger-payload-seq': ledgerPayloadSeqMigration,
   '0006-message-tree-columns': messageTreeColumnsMigration,
+  '0007-parts-session-order': partsSessionOrderMigration,
 };
 
 /** A kysely `MigrationProvider` over {@link MIGRATIONS} (in code, no file-system scan). */

@@ -144,28 +144,37 @@ async function readRows(
   const from =
     start === undefined ? sql`` : sql`and (m.created_at, m.id) >= (${start.at}, ${start.id})`;
   const [messages, parts] = await Promise.all([
+    // Each aggregate takes its rows in the order of a subquery an index delivers sorted
+    // (messages_chain_idx, parts_session_order_idx): an ordered aggregate sorts them itself.
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         m.id, m.role, m.data -> 'semantics' ->> 'providerVisibility',
         coalesce((m.data ->> 'synthetic')::boolean, false), m.data -> 'semantics' ->> 'kind',
-        case when m.data ? 'treeParentId' then coalesce(m.data ->> 'treeParentId', '') end
-      ) order by m.created_at, m.id)::text as doc
-      from messages m where m.session_id = ${sessionId} ${from}`.execute(db),
+        case when m.tree_linked then coalesce(m.tree_parent, '') end
+      ))::text as doc
+      from (
+        select m.id, m.role, m.data, m.tree_linked, m.tree_parent from messages m
+        where m.session_id = ${sessionId} ${from}
+        order by m.created_at, m.id
+      ) m`.execute(db),
     sql<{ doc: string | null }>`
       select json_agg(json_build_array(
         p.message_id, p.type, p.data ->> 'text', p.data ->> 'toolCallId', p.data ->> 'toolName',
         p.data -> 'state' ->> 'status', p.data -> 'state' -> 'input',
         p.data -> 'state' ->> 'output', p.data -> 'state' ->> 'error',
         p.data ->> 'url', p.data ->> 'filename'
-      ) order by p.message_id, p.id)::text as doc
-      from parts p where p.session_id = ${sessionId}
-        and p.type in ('text', 'tool', 'file')
-        ${
-          start === undefined
-            ? sql``
-            : sql`and p.message_id in (
-                select m.id from messages m where m.session_id = ${sessionId} ${from})`
-        }`.execute(db),
+      ))::text as doc
+      from (
+        select p.message_id, p.type, p.data from parts p
+        where p.session_id = ${sessionId} and p.type in ('text', 'tool', 'file')
+          ${
+            start === undefined
+              ? sql``
+              : sql`and p.message_id in (
+                  select m.id from messages m where m.session_id = ${sessionId} ${from})`
+          }
+        order by p.message_id, p.id
+      ) p`.execute(db),
   ]);
   const byMessage = new Map<string, TranscriptPart[]>();
   for (const [
