@@ -2,34 +2,30 @@ import type { BlobStore } from '@agentwire/bus';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CheckpointUploads, QuietUploads, UploadQueue } from './checkpoint-uploads.ts';
 
-/** A blob store that records each write and holds it until released. */
+/** A blob store that records each write and holds every one until `release`. */
 function recordingStore(fail?: (what: string) => boolean) {
   const writes: string[] = [];
   const gates: (() => void)[] = [];
+  let open = false;
+  const held = () =>
+    open ? Promise.resolve() : new Promise<void>((resolve) => gates.push(resolve));
   const store = {
     async putBytes(bytes: Uint8Array) {
-      await new Promise<void>((resolve) => gates.push(resolve));
+      await held();
       const what = `bytes:${Buffer.from(bytes).toString()}`;
       if (fail?.(what)) throw new Error(`refused ${what}`);
       writes.push(what);
       return 'hex';
     },
     async putDocument(name: string, value: unknown) {
-      await new Promise<void>((resolve) => gates.push(resolve));
+      await held();
       writes.push(`doc:${name}=${JSON.stringify(value)}`);
     },
   } as unknown as BlobStore;
-  // Lets every write through (one is held at a time) until none came for three looks.
-  const release = async () => {
-    for (let idle = 0; idle < 3; ) {
-      await new Promise((r) => setTimeout(r, 2));
-      if (gates.length === 0) {
-        idle += 1;
-        continue;
-      }
-      idle = 0;
-      while (gates.length > 0) gates.shift()?.();
-    }
+  // From now on every write goes through, the held ones first.
+  const release = () => {
+    open = true;
+    for (const gate of gates.splice(0)) gate();
   };
   return { store, writes, release };
 }
@@ -45,7 +41,7 @@ describe('checkpoint upload queue (0244)', () => {
     q.putBytes(bytes('b'));
     q.putDocument('cp1', { v: 2 });
     const flushed = q.flush();
-    await release();
+    release();
     await flushed;
     expect(writes).toEqual(['bytes:a', 'doc:cp1={"v":2}', 'bytes:b']);
   });
@@ -57,7 +53,7 @@ describe('checkpoint upload queue (0244)', () => {
     await new Promise((r) => setImmediate(r));
     q.putDocument('cp1', { v: 2 });
     const flushed = q.flush();
-    await release();
+    release();
     await flushed;
     expect(writes).toEqual(['doc:cp1={"v":1}', 'doc:cp1={"v":2}']);
   });
@@ -68,7 +64,7 @@ describe('checkpoint upload queue (0244)', () => {
     q.putBytes(bytes('bad'));
     q.putBytes(bytes('good'));
     const flushed = expect(q.flush()).rejects.toThrow('refused bytes:bad');
-    await release();
+    release();
     await flushed;
     expect(writes).toEqual(['bytes:good']);
     await expect(q.flush()).resolves.toBeUndefined();
@@ -157,11 +153,11 @@ describe('checkpoint upload queue (0244)', () => {
     const q = new UploadQueue(store);
     q.putBytes(bytes('1'));
     const first = q.flush();
-    await release();
+    release();
     await first;
     q.putBytes(bytes('2'));
     const second = q.flush();
-    await release();
+    release();
     await second;
     expect(writes).toEqual(['bytes:1', 'bytes:2']);
   });
