@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import { ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { BusError } from '@agentwire/bus';
 import type { EncodedFrame } from './session-channel.ts';
 import type { ClientFrames } from './session-fanout.ts';
@@ -11,6 +12,25 @@ export interface SseStreamOptions {
   readonly retryMs?: number;
   /** Called after each frame is written (metrics). */
   readonly onFrame?: (frame: EncodedFrame) => void;
+}
+
+/**
+ * Each frame's bytes as one HTTP/1.1 chunk (`<size hex>\r\n<bytes>\r\n`), built once per
+ * frame and shared by every stream that writes it.
+ */
+const chunks = new WeakMap<EncodedFrame, Buffer>();
+
+function chunkOf(frame: EncodedFrame): Buffer {
+  let chunk = chunks.get(frame);
+  if (chunk === undefined) {
+    const head = `${frame.bytes.length.toString(16)}\r\n`;
+    chunk = Buffer.allocUnsafe(head.length + frame.bytes.length + 2);
+    chunk.write(head, 0, 'latin1');
+    frame.bytes.copy(chunk, head.length);
+    chunk.write('\r\n', head.length + frame.bytes.length, 'latin1');
+    chunks.set(frame, chunk);
+  }
+  return chunk;
 }
 
 /** Why a stream ended. */
@@ -29,6 +49,12 @@ export class SseStream {
   readonly #res: ServerResponse;
   readonly #options: SseStreamOptions;
   #source: ClientFrames | undefined;
+  /**
+   * The response's socket when frames go to it as chunks of their own (a chunked HTTP/1.1
+   * response): one write of a shared buffer per frame, instead of the response's framing,
+   * corking and three-part write for every client.
+   */
+  #socket: Socket | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #ended: SseEndReason | undefined;
   readonly #done: Promise<SseEndReason>;
@@ -60,6 +86,19 @@ export class SseStream {
     this.#res.write(
       `retry: ${this.#options.retryMs ?? 2000}\n: following after ${afterSequence}\n\n`,
     );
+    // The headers went out with that write; what follows is chunks in order on the socket,
+    // whether written here or by the response (heartbeats, the error, the last chunk). Only
+    // a response that writes to a real socket the way Node's own does (not an injected
+    // request's, not a wrapper that transforms the body) is written around.
+    const socket = this.#res.socket;
+    if (
+      this.#res.chunkedEncoding &&
+      this.#res.write === ServerResponse.prototype.write &&
+      socket instanceof Socket &&
+      socket.writable
+    ) {
+      this.#socket = socket;
+    }
     this.#heartbeat = setInterval(() => {
       if (this.#ended === undefined) this.#res.write(': heartbeat\n\n');
     }, this.#options.heartbeatMs);
@@ -69,7 +108,9 @@ export class SseStream {
         write: (frame) => {
           // After the end nothing is written; the source stops, which close() asked for.
           if (this.#ended !== undefined) return false;
-          const taken = this.#res.write(frame.bytes);
+          const socket = this.#socket;
+          const taken =
+            socket === undefined ? this.#res.write(frame.bytes) : socket.write(chunkOf(frame));
           this.#options.onFrame?.(frame);
           return taken;
         },
@@ -103,13 +144,14 @@ export class SseStream {
 
   #drained(): Promise<void> {
     if (this.#ended !== undefined) return Promise.resolve();
+    const writer = this.#socket ?? this.#res;
     return new Promise((resolve) => {
       const done = () => {
-        this.#res.off('drain', done);
+        writer.off('drain', done);
         this.#res.off('close', done);
         resolve();
       };
-      this.#res.on('drain', done);
+      writer.on('drain', done);
       this.#res.on('close', done);
     });
   }
