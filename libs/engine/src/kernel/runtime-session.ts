@@ -2,7 +2,6 @@ import type { ActionState, ModelSelection, SessionEvent, TitleSource } from '@ag
 import type { TitleGenerationConfig } from '@agentwire/domain';
 import type { ModelMessage, ModelProvider } from '@agentwire/model';
 import { ActionDispatch } from './action-dispatch.ts';
-import { BrokerUnavailableError } from './early-turn-end.ts';
 import type { CatalogModel, SessionFeature, SessionStatus, SyntheticTurn } from './feature.ts';
 import { IdleScheduler } from './idle-scheduler.ts';
 import {
@@ -32,12 +31,12 @@ import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import { SessionFeatures } from './session-features.ts';
 import { SessionTitle } from './session-title.ts';
-import { runSessionTurn, type SessionTurnDeps, type TurnStart } from './session-turn.ts';
+import { runSessionTurn, type SessionTurnDeps } from './session-turn.ts';
 import type { TitleGenerator } from './title-job.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts';
-import type { TurnOutcome } from './turn-runner.ts';
+import { TurnSlot } from './turn-slot.ts';
 
 /** How much of a submission `turn_input_received` carries (characters). */
 const RECEIVED_PREVIEW_CHARS = 2_000;
@@ -107,20 +106,6 @@ export interface RuntimeSessionOptions {
   readonly replacements?: SessionReplacements;
 }
 
-/** The running turn. */
-interface ActiveTurn {
-  readonly turnId: string;
-  readonly inputId: string | undefined;
-  readonly controller: AbortController;
-  readonly done: Promise<TurnOutcome>;
-  /** Its `turn_complete` or `turn_error` is appended: admission treats it as over. */
-  ending: boolean;
-  /** Its input is not committed yet (R12.3 `preparing`): an interrupt re-queues it (R12.5). */
-  preparing: boolean;
-  /** It runs a queued session-level command, not the model (0238). */
-  readonly command: boolean;
-}
-
 /**
  * One resident session: its conversation and its one running turn at a time. Inputs are
  * admitted and dispatched by its {@link InputDispatcher} (R12, R14), the row and title kept by
@@ -144,11 +129,10 @@ export class RuntimeSession {
   readonly #requests: RequestChain;
   readonly #features: SessionFeatures;
   #turnCount: number;
-  #active: ActiveTurn | undefined;
+  /** The one running turn and the epoch (R12.5). */
+  readonly #turn: TurnSlot;
   #closed = false;
   #closing = false;
-  /** Bumped by interrupts and rewinds: preparation that began under an older one is stale (R12.5). */
-  #epoch = 0;
   /** What starts by itself once nothing runs: queued inputs, then features' turns. */
   readonly #scheduler: IdleScheduler;
   /** The parts a turn's life uses (`runSessionTurn`). */
@@ -162,6 +146,16 @@ export class RuntimeSession {
     this.sessionId = options.emitter.sessionId;
     this.#history = options.start.history;
     this.#turnCount = options.start.turnCount;
+    this.#turn = new TurnSlot({
+      ...options,
+      run: (spec, signal, previous) => runSessionTurn(this.#turnDeps, spec, signal, previous),
+      settled: (turnId, status, idle) => {
+        this.#actions.turnEnded(turnId, status);
+        if (this.#closed || options.emitter.appender.broken !== undefined) return;
+        this.#inputs.afterTurn(status, this.#closing, idle);
+        if (idle) this.#scheduler.wake();
+      },
+    });
     const { lastRequest } = options.start;
     this.#requests = new RequestChain(
       options.hasher,
@@ -177,7 +171,7 @@ export class RuntimeSession {
       requests: this.#requests,
       chain,
       // A command action's turn is the boundary its command runs at (0238).
-      turnRunning: () => this.#active !== undefined && !this.#active.command,
+      turnRunning: () => this.#turn.active !== undefined && !this.#turn.active.command,
       idle: () => this.#scheduler.idle(),
       wake: () => this.#scheduler.wake(),
       summaryTitle: (text) => this.#titles.summarise(text),
@@ -194,13 +188,13 @@ export class RuntimeSession {
       policy: () => this.#features.set.queuePolicy(),
       sessionBusy: () => this.#features.set.busy(),
       activeTurn: () => {
-        const active = this.#active;
+        const active = this.#turn.active;
         if (active === undefined || active.ending) return undefined;
         const { turnId, inputId, controller } = active;
         return { turnId, inputId, stopping: controller.signal.aborted };
       },
       startTurn: (input, files, inputId, traceId, admitted, command) =>
-        this.#startTurn({
+        this.#turn.start({
           turnId: options.ids.newId('turn'),
           input,
           files,
@@ -216,7 +210,7 @@ export class RuntimeSession {
       free: () =>
         !this.#closed &&
         !this.#closing &&
-        this.#active === undefined &&
+        this.#turn.active === undefined &&
         !this.#features.set.busy() &&
         options.emitter.appender.broken === undefined,
       waiting: () => this.#inputs.size,
@@ -261,18 +255,11 @@ export class RuntimeSession {
       turns: this.#turns,
       turnCount: () => this.#turnCount,
       sealed: (turnId) => this.#sealed(turnId),
-      epoch: () => this.#epoch,
-      prepared: (turnId) => {
-        if (this.#active?.turnId === turnId) this.#active.preparing = false;
-      },
+      epoch: () => this.#turn.epoch,
+      prepared: (turnId) => this.#turn.prepared(turnId),
     };
     options.emitter.appender.observe((event) => {
-      const active = this.#active;
-      const ends = event.type === 'turn_complete' || event.type === 'turn_error';
-      if (ends && active !== undefined && event.turnId === active.turnId) active.ending = true;
-      // A rewind or a fork moves the session under any preparation, as an interrupt does
-      // (R12.5, issue 11 item 4).
-      if (event.type === 'rewind_triggered' || event.type === 'session_forked') this.#epoch += 1;
+      this.#turn.observe(event);
       // Its actions end with the event that ends it, as a ticket does (R12.3, 0235).
       if (event.type === 'turn_complete' && event.turnId !== null) {
         const cancelled = event.payload.resultType === 'cancelled';
@@ -297,7 +284,7 @@ export class RuntimeSession {
       persisted: this.#titles.persisted,
       // R11.4: detached title requests count as in-flight work.
       inFlightWork:
-        (this.#active === undefined ? 0 : 1) +
+        (this.#turn.active === undefined ? 0 : 1) +
         (this.#scheduler.checking ? 1 : 0) +
         this.#titles.jobs,
       pendingInteraction: this.permissions.pendingRequestIds().length > 0,
@@ -317,7 +304,7 @@ export class RuntimeSession {
 
   /** The id of the running turn, if any. */
   get activeTurnId(): string | undefined {
-    return this.#active?.turnId;
+    return this.#turn.active?.turnId;
   }
 
   /** The title as the session's stream last stated it (R9; docs/decisions/0130). */
@@ -405,7 +392,7 @@ export class RuntimeSession {
       titleSource: this.#titles.source,
       persisted: this.#titles.persisted,
       turnCount: this.#turnCount,
-      activeTurnId: this.#active?.turnId ?? null,
+      activeTurnId: this.#turn.active?.turnId ?? null,
       pendingInputIds: this.#inputs.ids(),
     };
   }
@@ -458,20 +445,7 @@ export class RuntimeSession {
   interrupt(
     options: { readonly requeuePreparing?: boolean } = {},
   ): TurnTicket & { readonly requeued: boolean } {
-    const active = this.#active;
-    if (active === undefined || active.ending)
-      throw new RuntimeError('no_active_turn', 'no turn is running');
-    this.#epoch += 1;
-    // Said before the turn's end, which the abort brings (issue 11 item 4, 0233).
-    void this.#o.emitter
-      .emit('interrupt', active.turnId, this.#o.ids.newTraceId(), { reason: 'user' })
-      .catch((err: unknown) =>
-        this.#o.logger.warn({ err, sessionId: this.sessionId }, 'interrupt event failed'),
-      );
-    const requeued =
-      options.requeuePreparing !== false && active.preparing && active.inputId !== undefined;
-    if (!requeued) active.controller.abort();
-    return { turnId: active.turnId, done: active.done, requeued };
+    return this.#turn.interrupt(options);
   }
 
   /**
@@ -481,13 +455,7 @@ export class RuntimeSession {
    * already numbered are still published first, in order.
    */
   brokerUnavailable(stalledMs: number): void {
-    const active = this.#active;
-    if (active === undefined || active.ending || active.controller.signal.aborted) return;
-    this.#o.logger.warn(
-      { sessionId: this.sessionId, turnId: active.turnId, stalledMs },
-      'the broker stayed away past the outage bound: ending the turn',
-    );
-    active.controller.abort(new BrokerUnavailableError(stalledMs));
+    this.#turn.brokerUnavailable(stalledMs);
   }
 
   /** Answers a pending permission request (R1.4). */
@@ -514,7 +482,7 @@ export class RuntimeSession {
    * has been sealed longer than `maxAgeMs` (120 s). Returns whether it evicted.
    */
   async sweepTransient(now: number, maxAgeMs?: number): Promise<boolean> {
-    if (this.#active !== undefined) return false;
+    if (this.#turn.active !== undefined) return false;
     return this.#eviction.sweep(now, maxAgeMs);
   }
 
@@ -525,7 +493,7 @@ export class RuntimeSession {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closing = true;
-    const active = this.#active;
+    const active = this.#turn.active;
     if (active !== undefined) {
       active.controller.abort();
       await active.done.catch(() => undefined);
@@ -546,7 +514,7 @@ export class RuntimeSession {
    */
   abandon(): void {
     this.#closed = true;
-    this.#active?.controller.abort();
+    this.#turn.active?.controller.abort();
     this.#inputs.abandonAll();
   }
 
@@ -563,38 +531,8 @@ export class RuntimeSession {
     }
   }
 
-  #startTurn(spec: TurnStart): TurnTicket {
-    const controller = new AbortController();
-    let status: TurnOutcome['status'] = 'error';
-    // A turn whose end is appended may still be finishing: the new one waits for it.
-    const previous = this.#active?.done;
-    const done = runSessionTurn(this.#turnDeps, spec, controller.signal, previous)
-      .then((outcome) => {
-        status = outcome.status;
-        return outcome;
-      })
-      .finally(() => {
-        if (this.#active === active) this.#active = undefined;
-        this.#actions.turnEnded(spec.turnId, status);
-        if (this.#closed || this.#o.emitter.appender.broken !== undefined) return;
-        this.#inputs.afterTurn(status, this.#closing, this.#active === undefined);
-        if (this.#active === undefined) this.#scheduler.wake();
-      });
-    const active: ActiveTurn = {
-      turnId: spec.turnId,
-      inputId: spec.inputId,
-      controller,
-      done,
-      ending: false,
-      preparing: true,
-      command: spec.command !== undefined,
-    };
-    this.#active = active;
-    return { turnId: spec.turnId, done };
-  }
-
   #startFeatureTurn(turn: SyntheticTurn): void {
-    const ticket = this.#startTurn({
+    const ticket = this.#turn.start({
       turnId: this.#o.ids.newId('turn'),
       input: turn.notice,
       files: [],
