@@ -139,8 +139,44 @@ describe.skipIf(!support.ok)('the whole stack with one least-privilege NATS user
     expect(await list(b)).toEqual([]);
     const history = await fetch(`${url}/sessions/${mine}/history`, { headers: a });
     expect(history.status).toBe(200);
-    expect(((await history.json()) as { messages: unknown[] }).messages.length).toBeGreaterThan(0);
+    const page = (await history.json()) as { messages: { message: { id: string } }[] };
+    expect(page.messages.length).toBeGreaterThan(0);
     expect((await fetch(`${url}/sessions/${mine}/history`, { headers: b })).status).toBe(404);
+
+    // A fork that waits in the queue (a turn runs) is answered 202 and made after the
+    // answer, unclaimed: its original's tenant reaches it, then owns it (docs/decisions/0243).
+    const post = (route: string, headers: Record<string, string>, body: unknown) =>
+      fetch(`${url}${route}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const follow = await openSse(`${url}/sessions/${mine}/events?after=0`, a);
+    const held = await post(`/sessions/${mine}/prompt`, a, { text: '[scenario:held_stream] hold' });
+    expect(held.status).toBe(202);
+    await waitUntil(() => follow.events.filter((e) => e.type === 'turn_started').length >= 2, {
+      what: 'the held turn to start',
+    });
+    const queuedFork = await post(`/sessions/${mine}/fork`, a, {
+      messageId: page.messages[0]?.message.id,
+    });
+    expect(queuedFork.status, await queuedFork.clone().text()).toBe(202);
+    expect((await post(`/sessions/${mine}/interrupt`, a, {})).ok).toBe(true);
+    await waitUntil(() => follow.events.some((e) => e.type === 'session_forked'), {
+      what: 'the queued fork to run',
+    });
+    follow.abort();
+    const forkedEvent = follow.events.find((e) => e.type === 'session_forked');
+    const forked = forkedEvent?.payload as { forkedSessionId?: string } | undefined;
+    const forkId = String(forked?.forkedSessionId);
+    await waitUntil(
+      async () =>
+        (await fetch(`${url}/sessions/${forkId}/projection`, { headers: a })).status === 200,
+      { what: "the fork's projection for its original's tenant", intervalMs: 200 },
+    );
+    expect((await fetch(`${url}/sessions/${forkId}/projection`, { headers: b })).status).toBe(404);
+    expect(await list(a)).toContain(forkId);
+    expect(await list(b)).toEqual([]);
 
     const refused = server.lines.filter((l) => /Violation/i.test(l));
     expect(refused).toEqual([]);

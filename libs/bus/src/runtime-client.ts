@@ -28,6 +28,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { BusError } from './bus-error.ts';
 import type { BusConnection } from './connect-bus.ts';
 import { followSession, type SessionFollower } from './follow-session.ts';
+import { forkOrigin } from './fork-origin.ts';
 import { failure, type ReplySchema, requestReply } from './request-reply.ts';
 import { lastSessionSequence } from './session-state.ts';
 
@@ -397,6 +398,11 @@ export class RuntimeClient {
     if (lease === null || lease === undefined) return false;
     const operation = lease.header?.get(KV_OPERATION);
     return operation !== 'DEL' && operation !== 'PURGE';
+  }
+
+  /** The session `sessionId` was forked from, per its first event; undefined if none. */
+  forkOrigin(sessionId: string): Promise<string | undefined> {
+    return forkOrigin(this.#bus.jsm, this.#names, sessionId);
   }
 
   /** Replays a session after `afterSequence`, then tails it (R15.1; see `followSession`). */

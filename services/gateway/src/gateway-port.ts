@@ -124,6 +124,8 @@ export interface GatewayBackend {
   ): Promise<RuntimeResult<ProjectionSnapshotReply>>;
   /** True when the session left a trace that can be followed. */
   knows(sessionId: string): Promise<boolean>;
+  /** The session `sessionId` was forked from, as its first event says; undefined if none. */
+  forkOrigin(sessionId: string): Promise<string | undefined>;
   /**
    * Replays the session after `afterSequence`, then tails it (R15.1); the iteration throws
    * the bus's `base_expired` error when the base is outside the retained window.

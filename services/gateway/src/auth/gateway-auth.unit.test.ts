@@ -90,7 +90,8 @@ async function call(
 }
 
 /** Backend calls that change something (every call but lookups). */
-const changes = () => backend.calls.filter((c) => c.method !== 'knows');
+const changes = () =>
+  backend.calls.filter((c) => c.method !== 'knows' && c.method !== 'forkOrigin');
 
 describe('gateway authentication (issue 15)', () => {
   it('answers 401 without a token and for a bad one, 403 without the scope, and calls nothing', async () => {
@@ -183,6 +184,38 @@ describe('tenants (issue 15)', () => {
     expect((await call('POST', '/sessions/fresh-1/open', b, {})).statusCode).toBe(404);
     // s1 exists (created over NATS, no owner): nobody may take it over the gateway.
     expect((await call('POST', '/sessions/s1/open', a, {})).statusCode).toBe(404);
+  });
+
+  it("gives a fork nobody claimed (it waited in the queue) to its original's tenant, and to no one else", async () => {
+    const a = bearer(await token({ tenant: 'tenant-a' }));
+    const b = bearer(await token({ tenant: 'tenant-b' }));
+    const created = await call('POST', '/sessions', a, {});
+    const original = created.json<{ sessionId: string }>().sessionId;
+    // fork-1 came from the original, fork-2 from fork-1; neither was claimed.
+    for (const [fork, from] of [
+      ['fork-1', original],
+      ['fork-2', 'fork-1'],
+    ] as const) {
+      backend.knownSessions.add(fork);
+      backend.forkOrigins.set(fork, from);
+    }
+    expect((await call('GET', '/sessions/fork-2/projection', b)).statusCode).toBe(404);
+    expect(owners.owners.has('fork-2')).toBe(false);
+    expect((await call('GET', '/sessions/fork-2/projection', a)).statusCode).toBe(200);
+    expect(owners.owners.get('fork-2')).toBe('tenant-a');
+    expect(owners.owners.has('fork-1')).toBe(false);
+    expect((await call('POST', '/sessions/fork-1/prompt', a, { text: 'go on' })).statusCode).toBe(
+      202,
+    );
+    expect((await call('POST', '/sessions/fork-1/prompt', b, { text: 'steal' })).statusCode).toBe(
+      404,
+    );
+    // A fork of a session nobody owns stays nobody's; a cycle ends the walk.
+    backend.knownSessions.add('stray');
+    backend.forkOrigins.set('stray', 's-unowned');
+    backend.forkOrigins.set('s-unowned', 'stray');
+    expect((await call('GET', '/sessions/stray/projection', a)).statusCode).toBe(404);
+    expect(owners.owners.has('stray')).toBe(false);
   });
 
   it.each(['a*b', 'a>', 'a.b', '%2A', 'x'.repeat(201)])(

@@ -46,10 +46,15 @@ function unknownSession(reply: FastifyReply, id: string): FastifyReply {
   return reply.code(404).send(errorBody('unknown_session', `no session ${id}`, { sessionId: id }));
 }
 
+/** Most forks between a session nobody owns and the owned session it descends from. */
+const MAX_FORK_DEPTH = 8;
+
 /**
  * Whether the caller may touch the session of the route: its tenant owns it, or it opens an
- * id nobody has used, which it then owns. Everything else looks like a session that does not
- * exist (404, never 403), so ids cannot be probed (docs/decisions/0146).
+ * id nobody has used, which it then owns, or the session is nobody's and descends by forks
+ * from one the tenant owns (a fork that waited in the queue ran after its request was
+ * answered, docs/decisions/0243), which it then owns. Everything else looks like a session
+ * that does not exist (404, never 403), so ids cannot be probed (docs/decisions/0146).
  */
 async function mayTouch(
   request: FastifyRequest,
@@ -59,9 +64,26 @@ async function mayTouch(
 ): Promise<boolean> {
   const owner = await o.owners.ownerOf(id);
   if (owner !== undefined) return owner === principal.tenant;
-  if (request.routeOptions.url !== '/sessions/:id/open' || (await o.backend.knows(id)))
-    return false;
-  return (await o.owners.claim(id, principal.tenant)) === principal.tenant;
+  const claim = async () => (await o.owners.claim(id, principal.tenant)) === principal.tenant;
+  if (request.routeOptions.url === '/sessions/:id/open' && !(await o.backend.knows(id)))
+    return claim();
+  return (await forkAncestorOwner(id, o)) === principal.tenant && claim();
+}
+
+/** The owner of the nearest owned session `id` was forked from (directly or not), if any. */
+async function forkAncestorOwner(
+  id: string,
+  o: { readonly owners: SessionOwners; readonly backend: GatewayBackend },
+): Promise<string | undefined> {
+  let current = id;
+  for (let depth = 0; depth < MAX_FORK_DEPTH; depth += 1) {
+    const origin = await o.backend.forkOrigin(current);
+    if (origin === undefined || origin === id) return undefined;
+    const owner = await o.owners.ownerOf(origin);
+    if (owner !== undefined) return owner;
+    current = origin;
+  }
+  return undefined;
 }
 
 /**

@@ -314,6 +314,14 @@ export class FakeBackend implements GatewayBackend {
     return this.#answer('projection', [sessionId], this.projectionOf);
   }
 
+  /** Forks by their original (`forkOrigin`'s answers). */
+  readonly forkOrigins = new Map<string, string>();
+
+  async forkOrigin(sessionId: string): Promise<string | undefined> {
+    this.calls.push({ method: 'forkOrigin', args: [sessionId] });
+    return this.forkOrigins.get(sessionId);
+  }
+
   async knows(sessionId: string): Promise<boolean> {
     this.calls.push({ method: 'knows', args: [sessionId] });
     return this.knownSessions.has(sessionId);
