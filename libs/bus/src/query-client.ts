@@ -2,7 +2,8 @@ import {
   ArchiveReply,
   type ArchiveRequest,
   DeleteReply,
-  ExportReply,
+  type ExportReply,
+  ExportWireReply,
   HistoryReply,
   type HistoryRequest,
   ListSessionsReply,
@@ -12,8 +13,10 @@ import {
   type QueryOp,
 } from '@agentwire/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { BlobStore } from './blob-store.ts';
+import { BusError } from './bus-error.ts';
 import type { BusConnection } from './connect-bus.ts';
-import { type ReplySchema, requestReply } from './request-reply.ts';
+import { failure, type ReplySchema, requestReply } from './request-reply.ts';
 import type { RequestOptions, RuntimeFailure, RuntimeResult } from './runtime-client.ts';
 
 /** Options of {@link QueryClient}. */
@@ -33,6 +36,7 @@ export class QueryClient {
   readonly #nc: NatsConnection;
   readonly #names: Names;
   readonly #timeoutMs: number;
+  #blobs: BlobStore | undefined;
 
   constructor(bus: BusConnection, names: Names, options: QueryClientOptions = {}) {
     this.#nc = bus.nc;
@@ -63,9 +67,24 @@ export class QueryClient {
     return this.#request('delete', { sessionId }, DeleteReply, options);
   }
 
-  /** The session as a transcript file (every branch), for an import elsewhere (0241). */
-  exportSession(sessionId: string, options?: RequestOptions): Promise<RuntimeResult<ExportReply>> {
-    return this.#request('export', { sessionId }, ExportReply, options);
+  /**
+   * The session as a transcript file (every branch), for an import elsewhere (0241): inline,
+   * or read back from the blob store when one reply could not carry it.
+   */
+  async exportSession(
+    sessionId: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<ExportReply>> {
+    const reply = await this.#request('export', { sessionId }, ExportWireReply, options);
+    if (!reply.ok || !('transcriptRef' in reply)) return reply;
+    const { transcriptRef, ...rest } = reply;
+    try {
+      this.#blobs ??= BlobStore.reader(this.#nc, this.#names);
+      return { ...rest, transcript: await this.#blobs.get(transcriptRef) };
+    } catch (error) {
+      if (!(error instanceof BusError)) throw error;
+      return failure('unavailable', `the exported file cannot be read back: ${error.message}`);
+    }
   }
 
   #request<T>(

@@ -102,6 +102,7 @@ export {
   DeleteRequest,
   ExportReply,
   ExportRequest,
+  ExportWireReply,
   HistoryMessage,
   HistoryReply,
   HistoryRequest,

@@ -199,6 +199,17 @@ export const ExportReply = z.object({
 export type ExportReply = z.infer<typeof ExportReply>;
 
 /**
+ * Reply of `export` as sent: the file inline when one reply carries it, else a reference to
+ * it in the blob store (docs/decisions/0162, 0241), which `QueryClient` reads back.
+ */
+export const ExportWireReply = z.union([
+  ExportReply,
+  ExportReply.omit({ transcript: true }).extend({ transcriptRef: z.string() }),
+]);
+/** Reply of `export` as sent. */
+export type ExportWireReply = z.infer<typeof ExportWireReply>;
+
+/**
  * Every code the query service answers `{ ok: false, error }` with:
  * - `invalid_request`: the body is not JSON or failed its schema (unknown filter, negative
  *   limit, malformed id, ...); `detail.issues` lists each `{ path, message }`;
@@ -207,7 +218,8 @@ export type ExportReply = z.infer<typeof ExportReply>;
  *   whose message is gone;
  * - `not_found`: no such session;
  * - `session_active`: `delete` of a session a runtime holds (close it first);
- * - `transcript_too_large`: an `export` over what one reply carries (`detail.limit`);
+ * - `transcript_too_large`: an `export` over the largest file the blob store takes for it
+ *   (`detail.limit`);
  * - `not_caught_up`: `asOfSeq` beyond what the store has applied yet (retry);
  * - `unavailable`: Postgres or the stream could not be read or written (retry);
  * - `internal`: anything unclassified.

@@ -4,8 +4,8 @@ import {
   type DeleteReply,
   DeleteRequest,
   EpochMs,
-  type ExportReply,
   ExportRequest,
+  type ExportWireReply,
   formatTranscript,
   type HistoryMessage,
   HistoryMessage as HistoryMessageSchema,
@@ -51,6 +51,8 @@ export interface QueryDeps {
   readonly lastEventSequence: (sessionId: string) => Promise<number | null>;
   /** A request body larger than this is refused unread (`invalid_request`). */
   readonly maxRequestBytes: number;
+  /** Stores a text in the blob store (docs/decisions/0162); answers its reference. */
+  readonly storeBlob: (text: string) => Promise<string>;
 }
 
 /** Any reply of the query service: a success body or a typed error. */
@@ -59,7 +61,7 @@ export type QueryReply =
   | HistoryReply
   | ArchiveReply
   | DeleteReply
-  | ExportReply
+  | ExportWireReply
   | QueryErrorReply;
 
 const decoder = new TextDecoder();
@@ -138,7 +140,10 @@ const HANDLERS: Readonly<Record<QueryOp, Handler>> = {
 };
 
 /** What one export reply may carry: below NATS's default 1 MiB payload, with room. */
-const EXPORT_MAX_BYTES = 900 * 1024;
+/** The largest file one reply carries inline; a larger one goes to the blob store. */
+const EXPORT_INLINE_BYTES = 900 * 1024;
+/** The largest file an export makes (10,000 messages with large tool outputs fit). */
+const EXPORT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * `export` (docs/decisions/0241): every message of the session with its parts as a
@@ -178,11 +183,19 @@ async function exportSession(body: unknown, deps: QueryDeps): Promise<QueryReply
   if (bytes > EXPORT_MAX_BYTES) {
     return refuse(
       'transcript_too_large',
-      `session ${sessionId} exports to ${bytes} bytes, over the ${EXPORT_MAX_BYTES} one reply carries`,
+      `session ${sessionId} exports to ${bytes} bytes, over the ${EXPORT_MAX_BYTES} an export makes`,
       { limit: EXPORT_MAX_BYTES, bytes },
     );
   }
-  const reply: ExportReply = { ok: true, sessionId, messages: entries.length, transcript };
+  const reply: ExportWireReply =
+    bytes <= EXPORT_INLINE_BYTES
+      ? { ok: true, sessionId, messages: entries.length, transcript }
+      : {
+          ok: true,
+          sessionId,
+          messages: entries.length,
+          transcriptRef: await deps.storeBlob(transcript),
+        };
   return reply;
 }
 

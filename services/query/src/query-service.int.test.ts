@@ -1,5 +1,11 @@
-import { type BusConnection, connectBus, QueryClient, type RuntimeResult } from '@agentwire/bus';
-import { HEADERS, type HistoryReply, names } from '@agentwire/contracts';
+import {
+  BlobStore,
+  type BusConnection,
+  connectBus,
+  QueryClient,
+  type RuntimeResult,
+} from '@agentwire/bus';
+import { HEADERS, type HistoryReply, names, parseTranscript } from '@agentwire/contracts';
 import { createDatabase, ensureSession, migrate } from '@agentwire/store';
 import { canonicalDump } from '@agentwire/store/testing';
 import { createTestEnvironment, type TestEnvironment } from '@agentwire/testing';
@@ -391,6 +397,33 @@ describe('bad input', () => {
     );
     expect(text).toMatch(
       /agentwire_query_requests_total\{[^}]*op="unknown"[^}]*outcome="unknown_op"/,
+    );
+  });
+
+  it('exports a file too large for one reply through the blob store, read back whole', {
+    timeout: 60_000,
+  }, async () => {
+    // The runtimes make the bucket; here nothing else did.
+    await BlobStore.create(bus.nc, names(env.prefix)).ready();
+    const wire = await bus.nc.request(
+      `${env.prefix}.query.export`,
+      JSON.stringify({ sessionId: LONG }),
+      { timeout: 30_000 },
+    );
+    const sent = wire.json<{ ok: boolean; transcript?: string; transcriptRef?: string }>();
+    expect(sent).toMatchObject({ ok: true, messages: COUNT });
+    expect(sent.transcript).toBeUndefined();
+    expect(wire.data.length).toBeLessThan(1024);
+
+    const exported = ok(await client.exportSession(LONG, { timeoutMs: 30_000 }));
+    expect(Buffer.byteLength(exported.transcript)).toBeGreaterThan(900 * 1024);
+    const parsed = parseTranscript(exported.transcript, {
+      maxBytes: 64 * 1024 * 1024,
+      maxMessages: COUNT,
+    });
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
+    expect(parsed.entries.map((e) => e.message.id)).toEqual(
+      Array.from({ length: COUNT }, (_, i) => seededMessageId(LONG, i)),
     );
   });
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { type BusConnection, lastMessageOn, sequenceOf } from '@agentwire/bus';
+import { BlobStore, type BusConnection, lastMessageOn, sequenceOf } from '@agentwire/bus';
 import { type Names, names, QUERY_QUEUE_GROUP } from '@agentwire/contracts';
 import { type RequestServiceBase, startRequestService } from '@agentwire/service';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
@@ -112,6 +112,8 @@ export async function startQueryService(
   let answered = 0;
   const metrics = createQueryMetrics(QUERY_SERVICE, () => base?.inFlight() ?? 0);
   const handler = ({ bus, db }: { bus: BusConnection; db: QueryDeps['db'] }) => {
+    // The runtimes make the bucket (they write to it first): this service only adds to it.
+    const blobs = BlobStore.reader(bus.nc, n);
     const queryDeps: QueryDeps = {
       db,
       sessionHeld: (sessionId) => leaseHeld(bus.jsm, n, sessionId),
@@ -119,6 +121,7 @@ export async function startQueryService(
       pendingCommands: (sessionId) => pendingSessionCommands(bus.jsm, n, sessionId),
       lastEventSequence: (sessionId) => lastEventSequence(bus.jsm, n, sessionId),
       maxRequestBytes: config.AW_QUERY_MAX_REQUEST_BYTES,
+      storeBlob: (text) => blobs.put(text),
     };
     const handle = async (msg: Msg): Promise<void> => {
       const op = n.parseQuerySubject(msg.subject) ?? '';

@@ -14,6 +14,7 @@ import {
 } from '@agentwire/testing';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BlobStore } from '../blob-store.ts';
 import { connectBus } from '../connect-bus.ts';
 import { provision } from '../provision.ts';
 import { natsAuthorizationConfig, passwordVariable } from './nats-config.ts';
@@ -136,6 +137,27 @@ describe.skipIf(!support.ok)('NATS users from the permission table', () => {
       }
     },
   );
+
+  it('lets the query role store an export in the blob store, which the gateway reads back', async () => {
+    const logged = server.lines.length;
+    const connected = await Promise.all(
+      (['runtime', 'query', 'gateway'] as const).map((role) =>
+        connectBus({ servers: server.url, name: `perm-${role}`, auth: as(role) }),
+      ),
+    );
+    const [runtime, query, gateway] = connected;
+    try {
+      if (runtime === undefined || query === undefined || gateway === undefined) return;
+      // The runtimes make the bucket; the query role adds a large file to it.
+      await BlobStore.create(runtime.nc, n).ready();
+      const file = `{"format":"agentwire-transcript"}\n${'x'.repeat(300 * 1024)}`;
+      const ref = await BlobStore.reader(query.nc, n).put(file);
+      expect(await BlobStore.reader(gateway.nc, n).get(ref)).toBe(file);
+      expect(server.lines.slice(logged).filter((l) => /Violation/i.test(l))).toEqual([]);
+    } finally {
+      for (const bus of connected) await bus.close();
+    }
+  });
 
   it("keeps a tenant's frontend user out of another tenant's subjects", async () => {
     const ta = names('ta');

@@ -175,10 +175,14 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
     },
     // The read side (DESIGN.md "The read side"): answers `<p>.query.*`; reads the lease
     // bucket (a held session is not deleted), counts a session's pending commands (history
-    // "as of N") and purges a deleted session's events.
+    // "as of N"), purges a deleted session's events, and stores an export too large for its
+    // reply in the blob store (0241).
     query: {
       publish: [
         '$JS.API.INFO',
+        ...reading(blobs),
+        `$O.${blobBucket(n)}.>`,
+        `$JS.API.STREAM.PURGE.${blobs}`,
         `$JS.API.STREAM.MSG.GET.${lease}`,
         `$JS.API.DIRECT.GET.${lease}.>`,
         `$JS.API.STREAM.PURGE.${n.eventsStream}`,
