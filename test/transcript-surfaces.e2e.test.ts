@@ -4,7 +4,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RuntimeClient } from '@agentwire/bus';
-import { ForkResult, type TranscriptEntry } from '@agentwire/contracts';
+import {
+  ForkResult,
+  TRANSCRIPT_INLINE_BYTES,
+  TRANSCRIPT_MAX_BYTES,
+  type TranscriptEntry,
+} from '@agentwire/contracts';
 import { QueryConfig, startQueryService } from '@agentwire/query';
 import { type RuntimeStack, startRuntimeStack, type WireDriver } from '@agentwire/runtime/testing';
 import { waitUntil } from '@agentwire/testing';
@@ -342,6 +347,35 @@ describe('fork, export and import on every surface (docs/decisions/0243)', () =>
     expect(piped).toMatchObject({ code: 0, err: '' });
     expect(JSON.parse(piped.out)).toMatchObject({ imported: entries.length });
 
+    // A file over what one request carries (a 1.2 MiB prompt in it) goes through the
+    // uploads bucket, and its import exports through the blob store as the same file.
+    const big = 'big words '.repeat(120 * 1024);
+    let grown = false;
+    const large = [
+      exported.text.trim().split('\n')[0],
+      ...entries.map((e) => {
+        const text = e.parts.find((p) => p.type === 'text');
+        if (grown || text === undefined) return JSON.stringify(e);
+        grown = true;
+        const parts = e.parts.map((p) => (p === text ? { ...p, text: `${text.text}${big}` } : p));
+        return JSON.stringify({ ...e, parts });
+      }),
+    ].join('\n');
+    expect(Buffer.byteLength(large)).toBeGreaterThan(TRANSCRIPT_INLINE_BYTES);
+    const largeImport = await importOver(large);
+    expect(largeImport.status, JSON.stringify(largeImport.json).slice(0, 300)).toBe(201);
+    const lid = String(largeImport.json.sessionId);
+    const largeExport = await exportOver(lid);
+    expect(largeExport.status, largeExport.text.slice(0, 300)).toBe(200);
+    expect(normal(entriesOf(largeExport.text), lid, `_${lid.slice(-10)}`)).toEqual(
+      normal(entriesOf(large), sid),
+    );
+    const largeFile = path.join(dir, 'large.jsonl');
+    await writeFile(largeFile, large);
+    const largeCli = await agentwire(['import', largeFile, '--json']);
+    expect(largeCli, largeCli.err).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(largeCli.out)).toMatchObject({ imported: entries.length });
+
     // Bad files and unknown sessions: each a typed error, and no session made.
     const sessions = await sessionCount();
     const lines = exported.text.trim().split('\n');
@@ -353,21 +387,26 @@ describe('fork, export and import on every surface (docs/decisions/0243)', () =>
         message: { ...entry.message, treeParentId: entry.message.id },
       });
     });
-    // A file the client cannot send (over max_payload once its quotes are escaped as JSON)
-    // is refused by the client, one the runtime would not take by the runtime: the same code.
-    const max = stack.bus.nc.info?.max_payload ?? 1024 * 1024;
-    const tooLarge = (text: string) =>
-      Buffer.byteLength(JSON.stringify({ transcript: text })) > max ? /max_payload/ : /-byte limit/;
-    const overRuntime = `${lines[0]}\n${'x'.repeat(950 * 1024)}`;
+    // Files over one request (uploaded, then checked by the runtime like any other), over
+    // what an import takes (refused by the client, unsent) and over the gateway's body limit.
+    const uploaded = `${lines[0]}\n${'x'.repeat(950 * 1024)}`;
     const quotes = `${lines[0]}\n${'"'.repeat(1000 * 1024)}`;
+    const overImport = `${lines[0]}\n${'x'.repeat(TRANSCRIPT_MAX_BYTES)}`;
     const refusals = [
       ['not a transcript', 400, 'invalid_transcript', 1, /line 1 is not JSON/],
       [`${lines[0]}\n{"message":`, 400, 'invalid_transcript', 2, /line 2 is not JSON/],
       [cyclic.join('\n'), 400, 'invalid_transcript', 2, /cycle/],
-      [overRuntime, 413, 'transcript_too_large', 0, tooLarge(overRuntime)],
-      [quotes, 413, 'transcript_too_large', 0, tooLarge(quotes)],
+      [uploaded, 400, 'invalid_transcript', 2, /line 2 is not JSON/],
+      [quotes, 400, 'invalid_transcript', 2, /line 2 is not JSON/],
+      [overImport, 413, 'transcript_too_large', 0, /an import takes/],
       // Over the gateway's body limit: Fastify's refusal, as JSON too.
-      [`${lines[0]}\n${'x'.repeat(1100 * 1024)}`, 413, 'body_too_large', undefined, /./],
+      [
+        `${lines[0]}\n${'x'.repeat(TRANSCRIPT_MAX_BYTES + 1100 * 1024)}`,
+        413,
+        'body_too_large',
+        undefined,
+        /./,
+      ],
     ] as const;
     for (const [text, status, code, line, message] of refusals) {
       const refused = await importOver(text);

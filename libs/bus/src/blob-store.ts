@@ -18,6 +18,18 @@ export function blobBucket(n: Names): string {
   return `${n.prefix}_blobs`;
 }
 
+/**
+ * The object store bucket a frontend puts a file in for a request too large to carry it
+ * (an import, docs/decisions/0241): apart from the contents services offload, so that a
+ * frontend that may write here cannot touch those, and emptied by age.
+ */
+export function uploadBucket(n: Names): string {
+  return `${n.prefix}_uploads`;
+}
+
+/** How long an upload stays: long enough for the request it was made for. */
+const UPLOAD_TTL_MS = 60 * 60 * 1000;
+
 /** Whether `value` is a blob reference. */
 export function isBlobRef(value: string): boolean {
   return value.startsWith(BLOB_REF_PREFIX) && REF.test(value);
@@ -64,6 +76,21 @@ export class BlobStore {
           description: 'agentwire: contents too large for their message (0162)',
         }),
       jetstream(nc),
+    );
+  }
+
+  /**
+   * The uploads bucket ({@link uploadBucket}), made on first use by whoever uses it first
+   * (a frontend putting a file, or the runtime reading it): file storage, one replica, every
+   * upload gone an hour after it was written.
+   */
+  static uploads(nc: NatsConnection, n: Names): BlobStore {
+    return new BlobStore(uploadBucket(n), () =>
+      new Objm(nc).create(uploadBucket(n), {
+        storage: 'file' as never,
+        ttl: UPLOAD_TTL_MS * 1_000_000,
+        description: 'agentwire: files frontends upload for one request (0241)',
+      }),
     );
   }
 

@@ -1,4 +1,4 @@
-export { BlobStore, blobBucket } from './blob-store.ts';
+export { BlobStore, blobBucket, uploadBucket } from './blob-store.ts';
 export { BusError, type BusErrorCode, type ExpiredBase, isBaseExpired } from './bus-error.ts';
 export { type BusConnection, type ConnectBusOptions, connectBus } from './connect-bus.ts';
 export { publishDeadLetter } from './dead-letter.ts';

@@ -23,8 +23,11 @@ import {
   type SetModeRequest,
   type SetQueueModesRequest,
   TicketReply,
+  TRANSCRIPT_INLINE_BYTES,
+  TRANSCRIPT_MAX_BYTES,
 } from '@agentwire/contracts';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { BlobStore } from './blob-store.ts';
 import { BusError } from './bus-error.ts';
 import type { BusConnection } from './connect-bus.ts';
 import { followSession, type SessionFollower } from './follow-session.ts';
@@ -78,6 +81,8 @@ export interface ProjectionSnapshotReply {
 }
 
 const encoder = new TextEncoder();
+const INLINE_IMPORT_BYTES = TRANSCRIPT_INLINE_BYTES;
+const IMPORT_MAX_BYTES = TRANSCRIPT_MAX_BYTES;
 
 /** How long a completed ticket waits for the projection to apply its turn's last event. */
 const PROJECTION_CATCH_UP_MS = 3_000;
@@ -114,25 +119,38 @@ export class RuntimeClient {
   /**
    * Imports a transcript file (an export's, 0241) as a new session, resident at `owner`;
    * `invalid_transcript` or `transcript_too_large` naming the line, and nothing written. A
-   * file whose request would not fit the server's `max_payload` (its JSON escapes quotes and
-   * backslashes, so it can be larger than the file) is `transcript_too_large` here, unsent:
-   * the runtime would refuse it anyway, and the client could not send it.
+   * file whose request would not fit in one message (its JSON escapes quotes and
+   * backslashes, so it can be larger than the file) goes to the uploads bucket first, and
+   * the request carries its reference; a file over {@link IMPORT_MAX_BYTES} is
+   * `transcript_too_large` here, unsent.
    */
-  importSession(transcript: string, options?: RequestOptions): Promise<RuntimeResult<OpenReply>> {
+  async importSession(
+    transcript: string,
+    options?: RequestOptions,
+  ): Promise<RuntimeResult<OpenReply>> {
     const body = { transcript };
     const bytes = encoder.encode(JSON.stringify(body)).length;
-    const max = this.#nc.info?.max_payload;
-    if (max !== undefined && bytes > max) {
-      return Promise.resolve({
+    const max = Math.min(this.#nc.info?.max_payload ?? INLINE_IMPORT_BYTES, INLINE_IMPORT_BYTES);
+    if (bytes <= max) return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
+    const fileBytes = encoder.encode(transcript).length;
+    if (fileBytes > IMPORT_MAX_BYTES) {
+      return {
         ok: false,
         error: {
           code: 'transcript_too_large',
-          message: `the import request is ${bytes} bytes, over the server's ${max}-byte max_payload`,
-          detail: { line: 0, bytes, limit: max },
+          message: `the transcript is ${fileBytes} bytes, over the ${IMPORT_MAX_BYTES} an import takes`,
+          detail: { line: 0, bytes: fileBytes, limit: IMPORT_MAX_BYTES },
         },
-      });
+      };
     }
-    return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
+    let transcriptRef: string;
+    try {
+      transcriptRef = await BlobStore.uploads(this.#nc, this.#names).put(transcript);
+    } catch (error) {
+      if (!(error instanceof BusError)) throw error;
+      return failure('unavailable', `the transcript could not be uploaded: ${error.message}`);
+    }
+    return this.#request(this.#names.runtimeOpen, { transcriptRef }, OpenReply, options);
   }
 
   /** Creates a new, empty session with the given id; `session_exists` when it has a trace. */

@@ -186,6 +186,8 @@ export {
   type ParsedTranscript,
   parseTranscript,
   TRANSCRIPT_FORMAT,
+  TRANSCRIPT_INLINE_BYTES,
+  TRANSCRIPT_MAX_BYTES,
   type TranscriptEntry,
   type TranscriptFileError,
   TranscriptHeader,

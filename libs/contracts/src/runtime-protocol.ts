@@ -19,11 +19,24 @@ export const OpenRequest = z
      * new one holding it (an import); the runtime picks its id.
      */
     transcript: z.string().optional(),
+    /**
+     * Instead of `transcript`, a file too large for one request: its reference in the
+     * uploads bucket (`aw-blob:sha256:<hex>:<bytes>`, put there by the frontend).
+     */
+    transcriptRef: z.string().optional(),
   })
-  .refine((r) => r.transcript === undefined || r.sessionId === undefined, {
-    message: 'an import makes a new session: give a transcript or a sessionId, not both',
-    path: ['sessionId'],
-  });
+  .refine((r) => r.transcript === undefined || r.transcriptRef === undefined, {
+    message: 'give the transcript inline or its uploaded reference, not both',
+    path: ['transcriptRef'],
+  })
+  .refine(
+    (r) =>
+      (r.transcript === undefined && r.transcriptRef === undefined) || r.sessionId === undefined,
+    {
+      message: 'an import makes a new session: give a transcript or a sessionId, not both',
+      path: ['sessionId'],
+    },
+  );
 export type OpenRequest = z.infer<typeof OpenRequest>;
 
 /**

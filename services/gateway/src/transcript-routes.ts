@@ -1,4 +1,10 @@
-import { ForkRequest, ForkResult, isCommandPromptReply, OpenReply } from '@agentwire/contracts';
+import {
+  ForkRequest,
+  ForkResult,
+  isCommandPromptReply,
+  OpenReply,
+  TRANSCRIPT_MAX_BYTES,
+} from '@agentwire/contracts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { failureResponse } from './http-error.ts';
@@ -15,11 +21,11 @@ const JSONL = 'application/jsonl';
 const IMPORT_TYPES = [JSONL, 'application/x-ndjson', 'text/plain'];
 
 /**
- * Largest import body: a little above the runtime's 900 KiB transcript limit (0241), so a
- * file over that limit still reaches the runtime and gets its typed `transcript_too_large`
- * with the size; only a body past this one is Fastify's 413 `body_too_large`.
+ * Largest import body: a little above the 64 MiB an import takes (0241), so a file over
+ * that limit still gets its typed `transcript_too_large` with the size; only a body past
+ * this one is Fastify's 413 `body_too_large`.
  */
-const IMPORT_BODY_LIMIT = 1024 * 1024;
+const IMPORT_BODY_LIMIT = TRANSCRIPT_MAX_BYTES + 1024 * 1024;
 
 /** Seconds to wait before asking again for an export the store has not caught up with. */
 const EXPORT_RETRY_AFTER_S = 1;

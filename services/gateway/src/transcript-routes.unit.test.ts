@@ -3,6 +3,7 @@ import {
   type ExportReply,
   formatTranscript,
   TRANSCRIPT_FORMAT,
+  TRANSCRIPT_MAX_BYTES,
   type TranscriptEntry,
 } from '@agentwire/contracts';
 import type { FastifyInstance } from 'fastify';
@@ -253,15 +254,15 @@ describe('POST /sessions/import (docs/decisions/0243)', () => {
     },
   );
 
-  it("lets the runtime refuse a file over its 900 KiB (413 transcript_too_large), Fastify's limit past 1 MiB", async () => {
+  it("lets the backend refuse a file over what an import takes (413 transcript_too_large), Fastify's limit past 65 MiB", async () => {
     const header = TRANSCRIPT.split('\n')[0];
-    const over = await importFile(`${header}\n${'x'.repeat(950 * 1024)}`);
+    const over = await importFile(`${header}\n${'x'.repeat(TRANSCRIPT_MAX_BYTES)}`);
     expect(over.statusCode).toBe(413);
     expect(over.json<ErrorJson>().error).toMatchObject({
       code: 'transcript_too_large',
       detail: { line: 0 },
     });
-    const huge = await importFile(`${header}\n${'x'.repeat(1100 * 1024)}`);
+    const huge = await importFile(`${header}\n${'x'.repeat(TRANSCRIPT_MAX_BYTES + 1100 * 1024)}`);
     expect(huge.statusCode).toBe(413);
     expect(huge.headers['content-type']).toMatch(/^application\/json/);
     expect(huge.json<ErrorJson>().error.code).toBe('body_too_large');

@@ -21,6 +21,8 @@ import {
   type SessionSummary,
   TitleSource,
   TRANSCRIPT_FORMAT,
+  TRANSCRIPT_INLINE_BYTES,
+  TRANSCRIPT_MAX_BYTES,
 } from '@agentwire/contracts';
 import {
   type Database,
@@ -141,9 +143,9 @@ const HANDLERS: Readonly<Record<QueryOp, Handler>> = {
 
 /** What one export reply may carry: below NATS's default 1 MiB payload, with room. */
 /** The largest file one reply carries inline; a larger one goes to the blob store. */
-const EXPORT_INLINE_BYTES = 900 * 1024;
+const EXPORT_INLINE_BYTES = TRANSCRIPT_INLINE_BYTES;
 /** The largest file an export makes (10,000 messages with large tool outputs fit). */
-const EXPORT_MAX_BYTES = 64 * 1024 * 1024;
+const EXPORT_MAX_BYTES = TRANSCRIPT_MAX_BYTES;
 
 /**
  * `export` (docs/decisions/0241): every message of the session with its parts as a

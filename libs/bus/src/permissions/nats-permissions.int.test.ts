@@ -159,6 +159,29 @@ describe.skipIf(!support.ok)('NATS users from the permission table', () => {
     }
   });
 
+  it('lets a frontend upload an import for the runtime, and keeps it out of the blob store', async () => {
+    const connected = await Promise.all(
+      (['runtime', 'frontend'] as const).map((role) =>
+        connectBus({ servers: server.url, name: `perm-up-${role}`, auth: as(role) }),
+      ),
+    );
+    const [runtime, frontend] = connected;
+    try {
+      if (runtime === undefined || frontend === undefined) return;
+      await BlobStore.create(runtime.nc, n).ready();
+      const logged = server.lines.length;
+      const file = `{"format":"agentwire-transcript"}\n${'y'.repeat(300 * 1024)}`;
+      const ref = await BlobStore.uploads(frontend.nc, n).put(file);
+      expect(await BlobStore.uploads(runtime.nc, n).get(ref)).toBe(file);
+      expect(server.lines.slice(logged).filter((l) => /Violation/i.test(l))).toEqual([]);
+      await expect(BlobStore.reader(frontend.nc, n).put(`${file}!`)).rejects.toThrow(
+        /storing a blob/,
+      );
+    } finally {
+      for (const bus of connected) await bus.close();
+    }
+  });
+
   it("keeps a tenant's frontend user out of another tenant's subjects", async () => {
     const ta = names('ta');
     const [, b] = TENANTS;

@@ -1,5 +1,5 @@
 import type { Names } from '@agentwire/contracts';
-import { blobBucket } from '../blob-store.ts';
+import { blobBucket, uploadBucket } from '../blob-store.ts';
 import { deadLetterStream } from '../dead-letter-names.ts';
 
 /** The NATS users of a deployment, one per role (DESIGN.md "Clusters and security"). */
@@ -83,6 +83,10 @@ function frontend(n: Names): string[] {
   return [
     // Reading back a field offloaded to the blob store (docs/decisions/0162).
     ...reading(`OBJ_${blobBucket(n)}`),
+    // Putting a file too large for its request in the uploads bucket (an import, 0241).
+    ...provisioning([`OBJ_${uploadBucket(n)}`]),
+    ...reading(`OBJ_${uploadBucket(n)}`),
+    `$O.${uploadBucket(n)}.>`,
     '$JS.API.INFO',
     `$JS.API.STREAM.INFO.${e}`,
     `$JS.API.STREAM.MSG.GET.${e}`,
@@ -120,6 +124,9 @@ export function rolePermissions(n: Names): Readonly<Record<NatsRole, RolePermiss
         ...provisioning([blobs]),
         ...reading(blobs),
         `$O.${blobBucket(n)}.>`,
+        // Files frontends uploaded for an import (0241).
+        ...provisioning([`OBJ_${uploadBucket(n)}`]),
+        ...reading(`OBJ_${uploadBucket(n)}`),
         `$JS.API.STREAM.PURGE.${blobs}`,
         ...reading(n.eventsStream),
         `$JS.API.STREAM.PURGE.${n.eventsStream}`,

@@ -12,6 +12,11 @@ import { SessionId } from '../session-event.ts';
 /** The format's name, in the header. */
 export const TRANSCRIPT_FORMAT = 'agentwire-transcript';
 
+/** The largest file a request or a reply carries inline (below NATS's default 1 MiB). */
+export const TRANSCRIPT_INLINE_BYTES = 900 * 1024;
+/** The largest file an export makes and an import takes, carried through an object store. */
+export const TRANSCRIPT_MAX_BYTES = 64 * 1024 * 1024;
+
 /** Line 1 of a transcript file. */
 export const TranscriptHeader = z.strictObject({
   format: z.literal(TRANSCRIPT_FORMAT),

@@ -14,6 +14,7 @@ import {
   type SessionCommandReply,
   type SessionEvent,
   type SetQueueModesRequest,
+  TRANSCRIPT_MAX_BYTES,
 } from '@agentwire/contracts';
 import type { GatewayBackend } from '../gateway-port.ts';
 
@@ -257,7 +258,10 @@ export class FakeBackend implements GatewayBackend {
    * of the runtime's session-import.ts), so a route test sees the runtime's own refusals.
    */
   importSession(transcript: string): Promise<RuntimeResult<OpenReply>> {
-    const parsed = parseTranscript(transcript, { maxBytes: 900 * 1024, maxMessages: 10_000 });
+    const parsed = parseTranscript(transcript, {
+      maxBytes: TRANSCRIPT_MAX_BYTES,
+      maxMessages: 10_000,
+    });
     const reply: RuntimeResult<OpenReply> = parsed.ok
       ? {
           ok: true,

@@ -1,3 +1,4 @@
+import { BlobStore, BusError } from '@agentwire/bus';
 import type { InputOp } from '@agentwire/contracts';
 import {
   EmptyRequest,
@@ -68,6 +69,8 @@ export class RuntimeHost {
   readonly #toolMap: ReadonlyMap<string, ToolDefinition>;
   #accepting = false;
   #sweep: NodeJS.Timeout | undefined;
+  /** Where frontends put a file too large for its request (an import, 0241). */
+  #uploads: BlobStore | undefined;
 
   constructor(options: RuntimeHostOptions) {
     this.#o = options;
@@ -276,6 +279,37 @@ export class RuntimeHost {
     }
   }
 
+  /** An import's file: inline, or read from the uploads bucket by its reference (0241). */
+  async #transcriptOf(req: {
+    readonly transcript?: string | undefined;
+    readonly transcriptRef?: string | undefined;
+  }): Promise<{ text: string; carried: 'inline' | 'uploaded' } | undefined> {
+    if (req.transcript !== undefined) return { text: req.transcript, carried: 'inline' };
+    if (req.transcriptRef === undefined) return undefined;
+    try {
+      this.#uploads ??= BlobStore.uploads(this.#o.nc, this.#o.names);
+      return { text: await this.#uploads.get(req.transcriptRef), carried: 'uploaded' };
+    } catch (error) {
+      if (!(error instanceof BusError)) throw error;
+      if (error.code !== 'blob_missing') {
+        throw new RuntimeError(
+          'internal',
+          `the uploaded transcript cannot be read: ${error.message}`,
+          {
+            retryable: true,
+          },
+        );
+      }
+      throw new RuntimeError(
+        'invalid_transcript',
+        `no uploaded transcript ${req.transcriptRef.slice(0, 120)}`,
+        {
+          line: 0,
+        },
+      );
+    }
+  }
+
   #traceOf(sessionId: string): Promise<SessionTrace | undefined> {
     return sessionTrace({ ...this.#o, isLeased: (id) => this.leases.isTaken(id) }, sessionId);
   }
@@ -283,10 +317,12 @@ export class RuntimeHost {
   async #onOpen(m: Msg): Promise<void> {
     try {
       const req = parseRequest(OpenRequest, m.data);
-      if (req.transcript !== undefined) {
+      const file = await this.#transcriptOf(req);
+      if (file !== undefined) {
         const imported = await importSession(
           { o: this.#o, activate: (id) => this.activate(id, 'open') },
-          req.transcript,
+          file.text,
+          file.carried,
         );
         m.respond(
           JSON.stringify({

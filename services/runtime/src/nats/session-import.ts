@@ -1,12 +1,16 @@
 import type { Message, Part, TranscriptEntry } from '@agentwire/contracts';
-import { parseTranscript } from '@agentwire/contracts';
+import {
+  parseTranscript,
+  TRANSCRIPT_INLINE_BYTES,
+  TRANSCRIPT_MAX_BYTES,
+} from '@agentwire/contracts';
 import { RuntimeError } from '@agentwire/engine';
 import { CommandWriter } from './command-writer.ts';
 import type { Resident } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
 
-/** What an import takes at most: one request's payload, and messages. */
-const IMPORT_LIMITS = { maxBytes: 900 * 1024, maxMessages: 10_000 } as const;
+/** Messages an import takes at most. */
+const MAX_MESSAGES = 10_000;
 /** How much of the transcript one `import_messages` command carries (JSON bytes). */
 const CHUNK_BYTES = 256 * 1024;
 
@@ -42,8 +46,11 @@ function remapped(e: TranscriptEntry, sessionId: string, sfx: string): Transcrip
 export async function importSession(
   deps: ImportDeps,
   text: string,
+  carried: 'inline' | 'uploaded',
 ): Promise<{ sessionId: string; resident: Resident; messages: number }> {
-  const parsed = parseTranscript(text, IMPORT_LIMITS);
+  // Inline, one request's payload; uploaded (the file in the uploads bucket), more.
+  const maxBytes = carried === 'inline' ? TRANSCRIPT_INLINE_BYTES : TRANSCRIPT_MAX_BYTES;
+  const parsed = parseTranscript(text, { maxBytes, maxMessages: MAX_MESSAGES });
   if (!parsed.ok) {
     const { code, line, message } = parsed.error;
     throw new RuntimeError(code, message, { line });
