@@ -60,6 +60,23 @@ describe('lease takeover judges liveness by the owner connection, never by one l
     sub.unsubscribe();
   });
 
+  it('names another live holder, and nobody for a free key, its own lease or a gone owner', async () => {
+    const sub = nc.subscribe(pingSubject('holder'), {
+      callback: (_e, m) => void m.respond('pong'),
+    });
+    const holder = manager('holder');
+    await holder.acquire('s-held');
+    const asker = manager('asker');
+    expect(await asker.otherLiveHolder('s-held')).toBe('holder');
+    expect(await holder.otherLiveHolder('s-held')).toBeUndefined();
+    expect(await asker.otherLiveHolder('s-free')).toBeUndefined();
+    await holder.release('s-held');
+    expect(await asker.otherLiveHolder('s-held')).toBeUndefined();
+    await manager('vanished').acquire('s-vanished');
+    expect(await asker.otherLiveHolder('s-vanished')).toBeUndefined();
+    sub.unsubscribe();
+  });
+
   it('an owner that holds its subscription but does not answer (paused, starved) keeps it', async () => {
     const sub = nc.subscribe(pingSubject('paused'), { callback: () => {} });
     await manager('paused').acquire('s-paused');

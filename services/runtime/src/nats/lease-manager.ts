@@ -120,6 +120,20 @@ export class LeaseManager {
     return entry !== null && entry.operation === 'PUT';
   }
 
+  /**
+   * The instance holding the lease of `sessionId` when it is another one that is not gone
+   * (it answers pings, or may still: a reconnect); undefined when the key is free, is this
+   * instance's, or names an owner that is gone. A read only.
+   */
+  async otherLiveHolder(sessionId: string): Promise<string | undefined> {
+    if (this.#held.has(sessionId)) return undefined;
+    const entry = await this.#o.kv.get(sessionId);
+    if (entry === null || entry.operation !== 'PUT') return undefined;
+    const current = parseLease(entry);
+    if (current === undefined || current.owner === this.#o.instanceId) return undefined;
+    return (await this.#liveness(current.owner)) === 'gone' ? undefined : current.owner;
+  }
+
   /** Takes the lease of `sessionId`; returns whether a previous (dead) owner was displaced. */
   async acquire(sessionId: string): Promise<{ readonly tookOverFrom?: string }> {
     if (this.#held.has(sessionId)) return {};

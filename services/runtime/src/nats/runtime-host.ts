@@ -1,4 +1,4 @@
-import { BlobStore, BusError } from '@agentwire/bus';
+import { BlobStore, BusError, lastMessageOn } from '@agentwire/bus';
 import type { InputOp } from '@agentwire/contracts';
 import {
   EmptyRequest,
@@ -279,6 +279,30 @@ export class RuntimeHost {
     }
   }
 
+  /**
+   * A `close` reaches the owner and, through the queue group, one instance that may not hold
+   * the session: this one. Loading it here only to close it again would hold its lease just
+   * when an `open` sent after the owner's answer looks for it (`lease_conflict`). So:
+   * - `owner`: another live instance holds it, and answers (it may be releasing it now);
+   * - `closed`: nobody holds it and its last durable event is `session_ended`. An owner
+   *   gives the lease back only after that event, so an owner's close that ended since the
+   *   lease was read is seen here; nothing is taken, not even for a moment;
+   * - `load`: the ordinary way, a session nobody holds that is open, or whose owner is gone
+   *   (taken over, then closed), or an unknown id (refused by the load).
+   */
+  async #closeElsewhere(sessionId: string): Promise<'owner' | 'closed' | 'load'> {
+    if (this.#pool.holds(sessionId)) return 'load';
+    if ((await this.leases.otherLiveHolder(sessionId)) !== undefined) return 'owner';
+    if (await this.leases.isTaken(sessionId)) return 'load';
+    const last = await lastMessageOn(
+      this.#o.jsm,
+      this.#o.names.eventsStream,
+      this.#o.names.eventSubject(sessionId),
+    ).catch(() => null);
+    const ended = last !== null && last.json<{ type?: unknown }>().type === 'session_ended';
+    return ended ? 'closed' : 'load';
+  }
+
   /** An import's file: inline, or read from the uploads bucket by its reference (0241). */
   async #transcriptOf(req: {
     readonly transcript?: string | undefined;
@@ -368,6 +392,14 @@ export class RuntimeHost {
         m.respond(JSON.stringify({ ok: true, sessionId, owner: this.#o.instanceId }));
         return;
       }
+      if (op === 'close') {
+        const elsewhere = await this.#closeElsewhere(sessionId);
+        if (elsewhere === 'owner') return;
+        if (elsewhere === 'closed') {
+          m.respond(JSON.stringify({ ok: true }));
+          return;
+        }
+      }
       await this.#dispatch(sessionId, await this.activate(sessionId, 'op'), op, m);
     } catch (err) {
       // A live owner answers on its own subscription: stay silent.
@@ -414,8 +446,10 @@ export class RuntimeHost {
     r.lastUsedAt = this.#o.clock.now();
     try {
       const reply = await runSessionOp(r.session, op, m.data, this.#o);
-      m.respond(JSON.stringify(reply));
+      // A closed session is answered once its lease is given back: an open right after the
+      // answer, on any instance, finds it free (not `lease_conflict` with this one).
       if (op === 'close') await this.deactivate(sessionId);
+      m.respond(JSON.stringify(reply));
     } catch (err) {
       m.respond(JSON.stringify(errorReply(err)));
       if (r.appender.broken !== undefined) {
