@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -144,6 +145,16 @@ describe('workspace checkpoints in the object store (docs/decisions/0225)', () =
     expect(captured.unrestorable[0]?.reason).toMatch(/over the 4096 limit/);
     const rewound = await store.rewind(sid, ['cp1']);
     expect(rewound).toMatchObject({ ok: true, unrestorable: ['../escape.txt', 'big.txt', 'link'] });
+  });
+
+  it('records a FIFO and a directory as not restorable at once, never waiting on the FIFO', async () => {
+    execFileSync('mkfifo', [path.join(root, 'pipe')]);
+    const captured = await store.capture(sid, 'cp1', ['pipe', 'src', 'src/a.txt']);
+    expect(captured.unrestorable).toEqual([
+      { path: 'pipe', reason: 'not a regular file' },
+      { path: 'src', reason: 'not a regular file' },
+    ]);
+    await store.settle(sid, 'cp1');
   });
 
   it('refuses to rewind to a checkpoint it holds no snapshot of', async () => {
