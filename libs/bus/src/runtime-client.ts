@@ -81,8 +81,6 @@ export interface ProjectionSnapshotReply {
 }
 
 const encoder = new TextEncoder();
-const INLINE_IMPORT_BYTES = TRANSCRIPT_INLINE_BYTES;
-const IMPORT_MAX_BYTES = TRANSCRIPT_MAX_BYTES;
 
 /** How long a completed ticket waits for the projection to apply its turn's last event. */
 const PROJECTION_CATCH_UP_MS = 3_000;
@@ -121,7 +119,7 @@ export class RuntimeClient {
    * `invalid_transcript` or `transcript_too_large` naming the line, and nothing written. A
    * file whose request would not fit in one message (its JSON escapes quotes and
    * backslashes, so it can be larger than the file) goes to the uploads bucket first, and
-   * the request carries its reference; a file over {@link IMPORT_MAX_BYTES} is
+   * the request carries its reference; a file over `TRANSCRIPT_MAX_BYTES` is
    * `transcript_too_large` here, unsent.
    */
   async importSession(
@@ -130,16 +128,19 @@ export class RuntimeClient {
   ): Promise<RuntimeResult<OpenReply>> {
     const body = { transcript };
     const bytes = encoder.encode(JSON.stringify(body)).length;
-    const max = Math.min(this.#nc.info?.max_payload ?? INLINE_IMPORT_BYTES, INLINE_IMPORT_BYTES);
+    const max = Math.min(
+      this.#nc.info?.max_payload ?? TRANSCRIPT_INLINE_BYTES,
+      TRANSCRIPT_INLINE_BYTES,
+    );
     if (bytes <= max) return this.#request(this.#names.runtimeOpen, body, OpenReply, options);
     const fileBytes = encoder.encode(transcript).length;
-    if (fileBytes > IMPORT_MAX_BYTES) {
+    if (fileBytes > TRANSCRIPT_MAX_BYTES) {
       return {
         ok: false,
         error: {
           code: 'transcript_too_large',
-          message: `the transcript is ${fileBytes} bytes, over the ${IMPORT_MAX_BYTES} an import takes`,
-          detail: { line: 0, bytes: fileBytes, limit: IMPORT_MAX_BYTES },
+          message: `the transcript is ${fileBytes} bytes, over the ${TRANSCRIPT_MAX_BYTES} an import takes`,
+          detail: { line: 0, bytes: fileBytes, limit: TRANSCRIPT_MAX_BYTES },
         },
       };
     }

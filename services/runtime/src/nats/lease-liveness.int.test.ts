@@ -60,20 +60,20 @@ describe('lease takeover judges liveness by the owner connection, never by one l
     sub.unsubscribe();
   });
 
-  it('names another live holder, and nobody for a free key, its own lease or a gone owner', async () => {
+  it('tells who holds a lease: nobody, itself, a live owner or a gone one', async () => {
     const sub = nc.subscribe(pingSubject('holder'), {
       callback: (_e, m) => void m.respond('pong'),
     });
     const holder = manager('holder');
     await holder.acquire('s-held');
     const asker = manager('asker');
-    expect(await asker.otherLiveHolder('s-held')).toBe('holder');
-    expect(await holder.otherLiveHolder('s-held')).toBeUndefined();
-    expect(await asker.otherLiveHolder('s-free')).toBeUndefined();
+    expect(await asker.holder('s-held')).toBe('live');
+    expect(await holder.holder('s-held')).toBe('mine');
+    expect(await asker.holder('s-free')).toBe('free');
     await holder.release('s-held');
-    expect(await asker.otherLiveHolder('s-held')).toBeUndefined();
+    expect(await asker.holder('s-held')).toBe('free');
     await manager('vanished').acquire('s-vanished');
-    expect(await asker.otherLiveHolder('s-vanished')).toBeUndefined();
+    expect(await asker.holder('s-vanished')).toBe('gone');
     sub.unsubscribe();
   });
 

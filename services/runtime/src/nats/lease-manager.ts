@@ -121,17 +121,18 @@ export class LeaseManager {
   }
 
   /**
-   * The instance holding the lease of `sessionId` when it is another one that is not gone
-   * (it answers pings, or may still: a reconnect); undefined when the key is free, is this
-   * instance's, or names an owner that is gone. A read only.
+   * Who holds the lease of `sessionId`, by one read of the key (and a liveness ping of
+   * another owner): nobody, this instance, another one that is not gone (it answers pings,
+   * or may still: a reconnect), or another one that is gone. A read only.
    */
-  async otherLiveHolder(sessionId: string): Promise<string | undefined> {
-    if (this.#held.has(sessionId)) return undefined;
+  async holder(sessionId: string): Promise<'free' | 'mine' | 'live' | 'gone'> {
+    if (this.#held.has(sessionId)) return 'mine';
     const entry = await this.#o.kv.get(sessionId);
-    if (entry === null || entry.operation !== 'PUT') return undefined;
+    if (entry === null || entry.operation !== 'PUT') return 'free';
     const current = parseLease(entry);
-    if (current === undefined || current.owner === this.#o.instanceId) return undefined;
-    return (await this.#liveness(current.owner)) === 'gone' ? undefined : current.owner;
+    if (current === undefined) return 'gone';
+    if (current.owner === this.#o.instanceId) return 'mine';
+    return (await this.#liveness(current.owner)) === 'gone' ? 'gone' : 'live';
   }
 
   /** Takes the lease of `sessionId`; returns whether a previous (dead) owner was displaced. */

@@ -1,4 +1,4 @@
-import { BlobStore, BusError, lastMessageOn } from '@agentwire/bus';
+import { BlobStore, lastMessageOn } from '@agentwire/bus';
 import type { InputOp } from '@agentwire/contracts';
 import {
   EmptyRequest,
@@ -22,7 +22,7 @@ import { parseRequest } from './request-body.ts';
 import { type Resident, ResidentPool } from './resident-pool.ts';
 import type { RuntimeHostOptions } from './runtime-host-options.ts';
 import { forkSession } from './session-fork.ts';
-import { importSession } from './session-import.ts';
+import { importSession, transcriptOf } from './session-import.ts';
 import { loadSessionFacts, type SessionLoaderDeps } from './session-loader.ts';
 import { errorReply, runSessionOp } from './session-ops.ts';
 import { type SessionTrace, sessionTrace } from './session-trace.ts';
@@ -283,7 +283,8 @@ export class RuntimeHost {
    * A `close` reaches the owner and, through the queue group, one instance that may not hold
    * the session: this one. Loading it here only to close it again would hold its lease just
    * when an `open` sent after the owner's answer looks for it (`lease_conflict`). So:
-   * - `owner`: another live instance holds it, and answers (it may be releasing it now);
+   * - `owner`: another live instance holds it (`LeaseManager.holder`), and answers (it may
+   *   be releasing it now);
    * - `closed`: nobody holds it and its last durable event is `session_ended`. An owner
    *   gives the lease back only after that event, so an owner's close that ended since the
    *   lease was read is seen here; nothing is taken, not even for a moment;
@@ -292,8 +293,9 @@ export class RuntimeHost {
    */
   async #closeElsewhere(sessionId: string): Promise<'owner' | 'closed' | 'load'> {
     if (this.#pool.holds(sessionId)) return 'load';
-    if ((await this.leases.otherLiveHolder(sessionId)) !== undefined) return 'owner';
-    if (await this.leases.isTaken(sessionId)) return 'load';
+    const holder = await this.leases.holder(sessionId);
+    if (holder === 'live') return 'owner';
+    if (holder !== 'free') return 'load';
     const last = await lastMessageOn(
       this.#o.jsm,
       this.#o.names.eventsStream,
@@ -303,37 +305,6 @@ export class RuntimeHost {
     return ended ? 'closed' : 'load';
   }
 
-  /** An import's file: inline, or read from the uploads bucket by its reference (0241). */
-  async #transcriptOf(req: {
-    readonly transcript?: string | undefined;
-    readonly transcriptRef?: string | undefined;
-  }): Promise<{ text: string; carried: 'inline' | 'uploaded' } | undefined> {
-    if (req.transcript !== undefined) return { text: req.transcript, carried: 'inline' };
-    if (req.transcriptRef === undefined) return undefined;
-    try {
-      this.#uploads ??= BlobStore.uploads(this.#o.nc, this.#o.names);
-      return { text: await this.#uploads.get(req.transcriptRef), carried: 'uploaded' };
-    } catch (error) {
-      if (!(error instanceof BusError)) throw error;
-      if (error.code !== 'blob_missing') {
-        throw new RuntimeError(
-          'internal',
-          `the uploaded transcript cannot be read: ${error.message}`,
-          {
-            retryable: true,
-          },
-        );
-      }
-      throw new RuntimeError(
-        'invalid_transcript',
-        `no uploaded transcript ${req.transcriptRef.slice(0, 120)}`,
-        {
-          line: 0,
-        },
-      );
-    }
-  }
-
   #traceOf(sessionId: string): Promise<SessionTrace | undefined> {
     return sessionTrace({ ...this.#o, isLeased: (id) => this.leases.isTaken(id) }, sessionId);
   }
@@ -341,7 +312,8 @@ export class RuntimeHost {
   async #onOpen(m: Msg): Promise<void> {
     try {
       const req = parseRequest(OpenRequest, m.data);
-      const file = await this.#transcriptOf(req);
+      this.#uploads ??= BlobStore.uploads(this.#o.nc, this.#o.names);
+      const file = await transcriptOf(req, this.#uploads);
       if (file !== undefined) {
         const imported = await importSession(
           { o: this.#o, activate: (id) => this.activate(id, 'open') },

@@ -1,3 +1,4 @@
+import { type BlobStore, BusError } from '@agentwire/bus';
 import type { Message, Part, TranscriptEntry } from '@agentwire/contracts';
 import {
   parseTranscript,
@@ -13,6 +14,38 @@ import type { RuntimeHostOptions } from './runtime-host-options.ts';
 const MAX_MESSAGES = 10_000;
 /** How much of the transcript one `import_messages` command carries (JSON bytes). */
 const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * An import's file from its open request (0241): inline, or read from the uploads bucket by
+ * its reference; undefined when the request is no import. A reference to nothing is
+ * `invalid_transcript` (line 0); an unreadable bucket is retryable.
+ */
+export async function transcriptOf(
+  req: { readonly transcript?: string | undefined; readonly transcriptRef?: string | undefined },
+  uploads: BlobStore,
+): Promise<{ text: string; carried: 'inline' | 'uploaded' } | undefined> {
+  if (req.transcript !== undefined) return { text: req.transcript, carried: 'inline' };
+  if (req.transcriptRef === undefined) return undefined;
+  try {
+    return { text: await uploads.get(req.transcriptRef), carried: 'uploaded' };
+  } catch (error) {
+    if (!(error instanceof BusError)) throw error;
+    if (error.code !== 'blob_missing') {
+      throw new RuntimeError(
+        'internal',
+        `the uploaded transcript cannot be read: ${error.message}`,
+        {
+          retryable: true,
+        },
+      );
+    }
+    throw new RuntimeError(
+      'invalid_transcript',
+      `no uploaded transcript ${req.transcriptRef.slice(0, 120)}`,
+      { line: 0 },
+    );
+  }
+}
 
 /** What {@link importSession} works with: the host's options and its activation. */
 export interface ImportDeps {
