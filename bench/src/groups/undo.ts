@@ -81,8 +81,9 @@ export const undoGroup: BenchGroup = {
             if (mode !== 'plain') {
               const id = `cp_${n}`;
               await s.capture('bench', id, [file]);
-              await write.run(input, signal);
-              await s.settle('bench', id);
+              // The engine's checkpoint hooks around a call, as they run (0244).
+              const out = await write.run(input, signal);
+              await s.settle('bench', id, out.filesWritten);
             } else {
               await write.run(input, signal);
             }
@@ -108,8 +109,8 @@ export const undoGroup: BenchGroup = {
         const id = `cp_change_${i}`;
         ids.push(id);
         await store.capture('bench-rw', id, [file]);
-        await write.run({ path: file, content: content(i, 'changed') }, signal);
-        await store.settle('bench-rw', id);
+        const out = await write.run({ path: file, content: content(i, 'changed') }, signal);
+        await store.settle('bench-rw', id, out.filesWritten);
       }
       const started = performance.now();
       const rewound = await store.rewind('bench-rw', ids);
@@ -138,8 +139,8 @@ export const undoGroup: BenchGroup = {
         const id = `cp_change_${i}`;
         coldIds.push(id);
         await store.capture('bench-cold', id, [file]);
-        await write.run({ path: file, content: content(i, 'changed again') }, signal);
-        await store.settle('bench-cold', id);
+        const out = await write.run({ path: file, content: content(i, 'changed again') }, signal);
+        await store.settle('bench-cold', id, out.filesWritten);
       }
       await store.flush();
       const other = createWorkspaceCheckpoints({

@@ -38,7 +38,12 @@ export { RuntimeError } from './kernel/runtime-error.ts';
 export { RuntimeSession, type SessionStart } from './kernel/runtime-session.ts';
 export { SessionEmitter } from './kernel/session-emitter.ts';
 export type { TitleGenerator, TitleGeneratorResult } from './kernel/title-job.ts';
-export { type ToolDefinition, ToolError, type ToolOutput } from './kernel/tool-definition.ts';
+export {
+  type FileWritten,
+  type ToolDefinition,
+  ToolError,
+  type ToolOutput,
+} from './kernel/tool-definition.ts';
 export type {
   ConfirmedWrite,
   SessionRecord,

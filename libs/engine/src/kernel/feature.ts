@@ -22,7 +22,7 @@ import type {
   WorkspaceFiles,
 } from './ports.ts';
 import type { RequestMessages } from './request-chain.ts';
-import type { ToolDefinition } from './tool-definition.ts';
+import type { ToolDefinition, ToolOutput } from './tool-definition.ts';
 
 /**
  * The engine's one extension point (issue 10, docs/decisions/0220): a feature is a module in
@@ -227,8 +227,11 @@ export interface FeatureHooks {
   onModelError?(error: ErrorPayload, turn: TurnRef): Promise<boolean>;
   /** Called right before a tool runs (its permission granted); a throw fails the call. */
   beforeTool?(call: ToolCallContext): Promise<void>;
-  /** Called after a tool ran, whether it succeeded or failed. */
-  afterTool?(call: ToolCallContext): Promise<void>;
+  /**
+   * Called after a tool ran, whether it succeeded or failed; `output` is what it returned,
+   * undefined when it failed.
+   */
+  afterTool?(call: ToolCallContext, output: ToolOutput | undefined): Promise<void>;
   /** Told every event of the session as it is appended. */
   onEvent?(event: SessionEvent): void;
   /**

@@ -16,7 +16,7 @@ import type {
   TurnStartContext,
 } from './feature.ts';
 import { RuntimeError } from './runtime-error.ts';
-import type { ToolDefinition } from './tool-definition.ts';
+import type { ToolDefinition, ToolOutput } from './tool-definition.ts';
 
 /** The queue's policy when no feature sets one: what sessions did before lanes had modes. */
 const DEFAULT_QUEUE_POLICY: QueuePolicy = {
@@ -140,8 +140,8 @@ export class FeatureSet {
   }
 
   /** Runs every feature's after-tool hook, in registration order. */
-  async afterTool(call: ToolCallContext): Promise<void> {
-    for (const hooks of this.#hooks) await hooks.afterTool?.(call);
+  async afterTool(call: ToolCallContext, output: ToolOutput | undefined): Promise<void> {
+    for (const hooks of this.#hooks) await hooks.afterTool?.(call, output);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import type { TranscriptRow } from './history-from-transcript.ts';
+import type { FileWritten } from './tool-definition.ts';
 
 /** Outcome of publishing one numbered event to the bus. */
 export type PublishOutcome =
@@ -183,8 +184,11 @@ export interface CheckpointStore {
     checkpointId: string,
     scope: readonly string[] | 'workspace',
   ): Promise<CheckpointCapture>;
-  /** Records what the tool left in the checkpoint's scope (to tell the user's edits apart). */
-  settle(sessionId: string, checkpointId: string): Promise<void>;
+  /**
+   * Records what the tool left in the checkpoint's scope (to tell the user's edits apart):
+   * the files it says it wrote as it wrote them, the rest as they are now.
+   */
+  settle(sessionId: string, checkpointId: string, written?: readonly FileWritten[]): Promise<void>;
   /**
    * Resolves once every capture and settle so far is in the shared store (they may upload
    * in the background); rejects when an upload failed (those checkpoints are unavailable).

@@ -141,7 +141,7 @@ export async function runSessionTurn(
         atStepBoundary: (t, tr) => d.inputs.drainGuided(t, tr),
         decideTool: (tool) => d.features.set.decideTool(tool),
         beforeTool: (call) => d.features.set.beforeTool(call),
-        afterTool: (call) => d.features.set.afterTool(call),
+        afterTool: (call, output) => d.features.set.afterTool(call, output),
         recoverModelError: (error, turn) => d.features.set.modelErrored(error, turn),
         turnEnding: (turn) => d.features.set.turnEnding(turn),
       },

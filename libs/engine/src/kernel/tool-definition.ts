@@ -9,6 +9,18 @@ export interface ToolOutput {
   readonly returnedBytes: number;
   /** Workspace-relative files this call read, for the part's snapshot (R7.5). */
   readonly filesRead?: readonly string[];
+  /**
+   * Files this call wrote whole, with the bytes it wrote (never sent anywhere): a
+   * checkpoint records them as what the tool left without reading them back, so that an
+   * edit someone makes right after the tool is not taken for the tool's (0244).
+   */
+  readonly filesWritten?: readonly FileWritten[];
+}
+
+/** A whole file a tool wrote: its workspace-relative path, as the call named it. */
+export interface FileWritten {
+  readonly path: string;
+  readonly bytes: Uint8Array;
 }
 
 /** A failure the model should see as a tool error, with a stable code. */

@@ -37,7 +37,8 @@ export interface ToolBatchContext {
   readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
   /** The features' hooks around a call that runs (checkpoints, 0225). */
   readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
-  readonly afterTool?: (call: ToolCallContext) => Promise<void>;
+  /** `output` is what the tool returned; undefined when it did not end normally. */
+  readonly afterTool?: (call: ToolCallContext, output: ToolOutput | undefined) => Promise<void>;
 }
 
 interface PreparedCall {
@@ -161,10 +162,11 @@ async function runOne(ctx: ToolBatchContext, p: PreparedCall): Promise<CallOutco
       code: 'checkpoint_failed',
     });
   }
+  const ran: { output?: ToolOutput } = {};
   try {
-    return await runStarted(ctx, p, tool);
+    return await runStarted(ctx, p, tool, ran);
   } finally {
-    await ctx.afterTool?.(call);
+    await ctx.afterTool?.(call, ran.output);
   }
 }
 
@@ -172,6 +174,7 @@ async function runStarted(
   ctx: ToolBatchContext,
   p: PreparedCall,
   tool: ToolDefinition,
+  ran: { output?: ToolOutput },
 ): Promise<CallOutcome> {
   const startedAt = ctx.clock.now();
   await writePart(ctx, p, {
@@ -195,6 +198,7 @@ async function runStarted(
     const message = err instanceof Error ? err.message : String(err);
     return failCall(ctx, p, { type: 'tool_error', message, code }, startedAt);
   }
+  ran.output = output;
   const end = ctx.clock.now();
   await writePart(ctx, p, {
     status: 'completed',

@@ -7,7 +7,7 @@ import type { PermissionBroker } from './permission-broker.ts';
 import type { IdSource, RuntimeClock } from './ports.ts';
 import type { RequestChain } from './request-chain.ts';
 import type { SessionEmitter } from './session-emitter.ts';
-import type { ToolDefinition } from './tool-definition.ts';
+import type { ToolDefinition, ToolOutput } from './tool-definition.ts';
 import { runToolBatch } from './tool-executor.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 
@@ -36,7 +36,7 @@ export interface TurnDeps {
   readonly decideTool?: (tool: ToolDefinition) => ToolDecision;
   /** The features' hooks around a call that runs (checkpoints, 0225). */
   readonly beforeTool?: (call: ToolCallContext) => Promise<void>;
-  readonly afterTool?: (call: ToolCallContext) => Promise<void>;
+  readonly afterTool?: (call: ToolCallContext, output: ToolOutput | undefined) => Promise<void>;
   /** The features' hook before `turn_complete` (checkpoints made durable, 0225). */
   readonly turnEnding?: (turn: TurnRef) => Promise<void>;
   /** The features' answer to a failed step: true sends it once more (0229). */

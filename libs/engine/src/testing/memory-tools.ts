@@ -59,8 +59,10 @@ export function memoryTools(files = new Map([['README.md', '# demo\n']])): ToolD
       effect: 'write',
       async run(input) {
         const path = field(input, 'path');
-        files.set(path, field(input, 'content'));
-        return output(`wrote ${path}`);
+        const content = field(input, 'content');
+        files.set(path, content);
+        const bytes = new TextEncoder().encode(content);
+        return { ...output(`wrote ${path}`), filesWritten: [{ path, bytes }] };
       },
     },
     {

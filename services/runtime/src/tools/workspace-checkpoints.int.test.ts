@@ -137,6 +137,26 @@ describe('workspace checkpoints in the object store (docs/decisions/0225)', () =
     expect(await readFile(path.join(root, 'src/a.txt'), 'utf8')).toBe('the user\n');
   });
 
+  it('takes what a tool reports writing as what it left, so an edit made before the settle is kept', async () => {
+    const file = path.join(root, 'src/a.txt');
+    await store.capture(sid, 'cp1', ['src/a.txt']);
+    await writeFile(file, 'agent\n');
+    // The user saves between the tool's write and its settle: read back, that edit would
+    // pass for the agent's and the rewind would overwrite it.
+    await writeFile(file, 'the user\n');
+    await store.settle(sid, 'cp1', [{ path: 'src/a.txt', bytes: Buffer.from('agent\n') }]);
+    expect(await store.rewind(sid, ['cp1'])).toMatchObject({
+      ok: false,
+      reason: 'changed',
+      files: ['src/a.txt'],
+    });
+    expect(await readFile(file, 'utf8')).toBe('the user\n');
+    // Once the file holds what the tool reported again, the rewind goes through.
+    await writeFile(file, 'agent\n');
+    expect(await store.rewind(sid, ['cp1'])).toMatchObject({ ok: true, restored: ['src/a.txt'] });
+    expect(await readFile(file, 'utf8')).toBe('a1\n');
+  });
+
   it('records a file over the limit, a link out and a path outside as not restorable', async () => {
     await writeFile(path.join(root, 'big.txt'), 'x'.repeat(5_000));
     await symlink('/etc/hostname', path.join(root, 'link'));

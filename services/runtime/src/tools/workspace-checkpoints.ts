@@ -1,10 +1,15 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, lstatSync, openSync, readFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { BlobStore } from '@agentwire/bus';
-import { type CheckpointStore, ToolError, type WorkspaceRewind } from '@agentwire/engine';
+import {
+  type CheckpointStore,
+  type FileWritten,
+  ToolError,
+  type WorkspaceRewind,
+} from '@agentwire/engine';
 import { z } from 'zod';
 import { type CheckpointUploads, QuietUploads, UploadQueue } from './checkpoint-uploads.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
@@ -34,9 +39,13 @@ const FILES_PER_SLICE = 64;
 /** Directories a whole-workspace checkpoint does not walk. */
 const SKIPPED = new Set(['.git', 'node_modules']);
 
-/** One file's state: its content's SHA-256, absent, or recorded as not restorable. */
+/**
+ * One file's state: its content's SHA-256 (with its mode, read from the file: a state a
+ * tool reported has none, and only states read are restored), absent, or recorded as not
+ * restorable.
+ */
 const FileState = z.union([
-  z.object({ path: z.string(), digest: z.string(), mode: z.number().int() }),
+  z.object({ path: z.string(), digest: z.string(), mode: z.number().int().optional() }),
   z.object({ path: z.string(), absent: z.literal(true) }),
   z.object({ path: z.string(), unrestorable: z.string() }),
 ]);
@@ -116,7 +125,7 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     if (stat.size > maxFileBytes) return overLimit(stat.size);
     const fd = openSync(absolute, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
-      const bytes = readFileSync(fd);
+      const bytes = readAll(fd, stat.size, maxFileBytes);
       if (bytes.byteLength > maxFileBytes) return overLimit(bytes.byteLength);
       const digest = createHash('sha256').update(bytes).digest('hex');
       if (store) {
@@ -132,14 +141,34 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     }
   }
 
-  /** {@link stateOf} of each path, in order, yielding to the loop between slices. */
-  async function statesOf(paths: readonly string[], store: boolean): Promise<FileState[]> {
+  /**
+   * {@link stateOf} of each path, in order, yielding to the loop between slices; a path in
+   * `known` (a tool's report of what it wrote) is hashed from those bytes, not read.
+   */
+  async function statesOf(
+    paths: readonly string[],
+    store: boolean,
+    known?: ReadonlyMap<string, Uint8Array>,
+  ): Promise<FileState[]> {
     const states: FileState[] = [];
     for (let i = 0; i < paths.length; i += 1) {
       if (i > 0 && i % FILES_PER_SLICE === 0) await yieldToLoop();
-      states.push(await stateOf(paths[i] as string, store));
+      const p = paths[i] as string;
+      const bytes = known?.get(p);
+      states.push(bytes === undefined ? await stateOf(p, store) : reported(p, bytes));
     }
     return states;
+  }
+
+  /** The state of a file a tool reported writing with `bytes` (never stored: an after). */
+  function reported(relative: string, bytes: Uint8Array): FileState {
+    if (bytes.byteLength > maxFileBytes) {
+      return {
+        path: relative,
+        unrestorable: `${bytes.byteLength} bytes, over the ${maxFileBytes} limit`,
+      };
+    }
+    return { path: relative, digest: createHash('sha256').update(bytes).digest('hex') };
   }
 
   /** The workspace's files, relative, sorted; `truncated` past the limit. */
@@ -164,8 +193,12 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     return { files, truncated: !complete };
   }
 
-  async function record(manifest: Manifest, store: boolean): Promise<FileState[]> {
-    if (manifest.scope !== 'workspace') return statesOf(manifest.scope, store);
+  async function record(
+    manifest: Manifest,
+    store: boolean,
+    known?: ReadonlyMap<string, Uint8Array>,
+  ): Promise<FileState[]> {
+    if (manifest.scope !== 'workspace') return statesOf(manifest.scope, store, known);
     return statesOf((await walk()).files, store);
   }
 
@@ -218,12 +251,20 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
     };
   }
 
-  async function settle(sessionId: string, checkpointId: string): Promise<void> {
+  async function settle(
+    sessionId: string,
+    checkpointId: string,
+    written?: readonly FileWritten[],
+  ): Promise<void> {
     const name = documentName(sessionId, checkpointId);
     try {
       const manifest = await read(sessionId, checkpointId);
       if (manifest === undefined) return;
-      const after = await record(manifest, false);
+      // What the tool says it wrote is what it left: read back, an edit made since would
+      // pass for the tool's and be overwritten by a rewind (0244).
+      const known =
+        written === undefined ? undefined : new Map(written.map((w) => [w.path, w.bytes]));
+      const after = await record(manifest, false, known);
       keep(name, { ...manifest, after });
     } finally {
       uploads.toolEnded(name);
@@ -333,7 +374,7 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
           return;
         }
         await mkdir(path.dirname(absolute), { recursive: true });
-        await writeFile(absolute, bytes, { mode: state.mode });
+        await writeFile(absolute, bytes, state.mode === undefined ? {} : { mode: state.mode });
         restored.push(p);
       });
       for (const list of [restored, removed, unrestorable]) list.sort();
@@ -341,6 +382,28 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       return { ok: true, restored, removed, unrestorable, ...(kept === undefined ? {} : { kept }) };
     },
   };
+}
+
+/**
+ * The bytes of `fd` up to one past `limit`, in a buffer of about their size (0244): it is
+ * kept in the cache and posted to the upload thread, where `readFileSync` of a descriptor
+ * gives a view of 64 KiB for a file of 10, every byte of which would be held and copied.
+ * `size` is the size the file had when it was looked at; one that grew since is read on.
+ */
+function readAll(fd: number, size: number, limit: number): Uint8Array {
+  let buffer = new Uint8Array(Math.min(size, limit) + 1);
+  let length = 0;
+  for (;;) {
+    const read = readSync(fd, buffer, length, buffer.byteLength - length, null);
+    if (read === 0) return buffer.subarray(0, length);
+    length += read;
+    if (length > limit) return buffer.subarray(0, length);
+    if (length === buffer.byteLength) {
+      const larger = new Uint8Array(Math.min(buffer.byteLength * 2, limit + 1));
+      larger.set(buffer);
+      buffer = larger;
+    }
+  }
 }
 
 function statOrUndefined(absolute: string): Stats | undefined {

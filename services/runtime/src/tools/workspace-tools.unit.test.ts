@@ -69,8 +69,12 @@ describe('workspace tools and symbolic links (issue 15)', () => {
   it('follows links that stay inside, and reports the real relative path read', async () => {
     const read = await run('read_file', { path: 'sub/self-link' });
     expect(read).toMatchObject({ content: 'inner\n', filesRead: [path.join('sub', 'inner.txt')] });
-    await run('write_file', { path: 'sub/new.txt', content: 'fine' });
-    expect(await readFile(path.join(root, 'sub', 'new.txt'), 'utf8')).toBe('fine');
+    const wrote = await run('write_file', { path: 'sub/new.txt', content: 'finé' });
+    expect(await readFile(path.join(root, 'sub', 'new.txt'), 'utf8')).toBe('finé');
+    // What it left, for the call's checkpoint (0244): the bytes on disk, named as asked.
+    expect(wrote.filesWritten?.map((w) => [w.path, Buffer.from(w.bytes).toString()])).toEqual([
+      ['sub/new.txt', 'finé'],
+    ]);
   });
 
   it('refuses .. and absolute paths elsewhere as before', async () => {

@@ -121,10 +121,12 @@ function attach(ctx: FeatureContext): FeatureHooks {
     async onTurnEnd() {
       await store?.flush().catch(() => undefined);
     },
-    async afterTool(call) {
+    async afterTool(call, output) {
       if (store === undefined || call.tool.effect === 'read') return;
       // What the tool left: a later rewind tells the user's edits from the agent's by it.
-      await store.settle(ctx.sessionId, `cp_${call.toolCallId}`).catch(() => undefined);
+      await store
+        .settle(ctx.sessionId, `cp_${call.toolCallId}`, output?.filesWritten)
+        .catch(() => undefined);
     },
   };
 }

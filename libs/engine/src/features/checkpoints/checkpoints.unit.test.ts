@@ -25,8 +25,9 @@ function recordingStore() {
         unrestorable: [],
       };
     },
-    async settle(_sid, id) {
-      calls.push(`settle ${id}`);
+    async settle(_sid, id, written) {
+      // What the tool reported writing reaches the store (0244); '-' when nothing.
+      calls.push(`settle ${id} ${written?.map((w) => w.path).join(',') ?? '-'}`);
     },
     async flush() {},
     async rewind(_sid, ids, options) {
@@ -73,7 +74,7 @@ describe('checkpoints (R6, docs/decisions/0225)', () => {
     ]);
     expect(
       h.calls.map((c) => c.split(' ').slice(0, 1).concat(c.split(' ').slice(2)).join(' ')),
-    ).toEqual(['capture notes.txt', 'settle', 'capture workspace', 'settle']);
+    ).toEqual(['capture notes.txt', 'settle notes.txt', 'capture workspace', 'settle -']);
     const list = await h.session.submit('/rewind');
     expect(list).toMatchObject({ result: { checkpoints: [{ fileCount: 1 }, { fileCount: 7 }] } });
   });
