@@ -20,6 +20,12 @@ export interface ConsumeEventsOptions {
 
 /** A running consume loop. */
 export interface EventConsumer {
+  /**
+   * Events not settled yet, as this instance knows them without asking the server: those
+   * still in the stream after its last delivery (the delivery's own count), plus the ones
+   * it was handed and has not acked, nak-ed or dead-lettered.
+   */
+  backlog(): number;
   /** Stops pulling; resolves when the loop has ended. */
   stop(): Promise<void>;
 }
@@ -66,23 +72,49 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
     options.refused(decoded.sessionId, decoded.seq, decoded.code);
     return { kind: 'invalid', code: decoded.code, reason: decoded.reason };
   };
-  return startPullConsumer<Extract<DecodedDelivery, { ok: true }>>({
+  // The backlog from the deliveries themselves (0246): a consumer info request on NATS 2.9
+  // recounts a wildcard consumer's pending messages, which costs the server more the
+  // further the consumer is behind.
+  let streamPending = 0;
+  let unsettled = 0;
+  /** Counts one delivery settled, the first time it is called. */
+  const settledOnce = () => {
+    let settled = false;
+    return () => {
+      if (settled) return;
+      settled = true;
+      unsettled -= 1;
+    };
+  };
+  const running = await startPullConsumer<Extract<DecodedDelivery, { ok: true }>>({
     name: options.durable,
     consumer: await options.js.consumers.get(options.names.eventsStream, options.durable),
     decode,
     // Handed over at once: the applier holds, applies and settles each delivery itself.
     deliver: async (batch) => {
       for (const { msg, value } of batch) {
+        streamPending = msg.info.pending;
+        unsettled += 1;
+        const settle = settledOnce();
         options.accept(
           {
             event: value.event,
             prev: value.prev,
             deliveryCount: msg.info.deliveryCount,
             storedAt: Math.floor(msg.info.timestampNanos / 1e6),
-            ack: () => msg.ack(),
-            nak: (delayMs) => msg.nak(delayMs),
+            ack: () => {
+              settle();
+              msg.ack();
+            },
+            nak: (delayMs) => {
+              settle();
+              msg.nak(delayMs);
+            },
             working: () => msg.working(),
-            deadLetter: (code, reason) => deadLetter(msg, code, reason),
+            deadLetter: (code, reason) => {
+              settle();
+              deadLetter(msg, code, reason);
+            },
           },
           msg.data,
         );
@@ -93,4 +125,8 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
     maxInFlight: 1,
     logger,
   });
+  return {
+    backlog: () => streamPending + unsettled,
+    stop: () => running.stop(),
+  };
 }

@@ -28,7 +28,10 @@ export interface ProjectionMetricsSource {
   readonly stats: ApplierStats;
   held(): number;
   stuck(): StuckSession[];
-  /** Messages not yet delivered plus delivered and unacked (the consumer's lag). */
+  /**
+   * The consumer's lag as this instance sees it: messages still in the stream after its
+   * last delivery, plus its own deliveries not settled yet.
+   */
   consumerPending(): number;
 }
 
@@ -83,8 +86,10 @@ export function createProjectionMetrics(
     meter.createObservableGauge(name, { description }).addCallback((r) => r.observe(read()));
   gauge(PROJECTION_METRICS.appliedPerSecond, 'events applied per second (last sample)', () => rate);
   gauge(PROJECTION_METRICS.held, 'out-of-order events held in memory', () => source.held());
-  gauge(PROJECTION_METRICS.consumerPending, 'events not yet acked by the projection', () =>
-    source.consumerPending(),
+  gauge(
+    PROJECTION_METRICS.consumerPending,
+    'events not yet acked: left in the stream at the last delivery, plus those this instance holds unsettled',
+    () => source.consumerPending(),
   );
   gauge(
     PROJECTION_METRICS.stuckSessions,

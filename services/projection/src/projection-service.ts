@@ -169,12 +169,13 @@ export async function startProjectionService(
     randomUUID,
     Date.now,
   );
-  let pending = 0;
+  // The consumer's backlog from its deliveries, never a consumer info request (0246).
+  let backlog = () => 0;
   const metrics = createProjectionMetrics('projection', {
     stats: applier.stats,
     held: () => applier.held(),
     stuck: () => applier.stuck(),
-    consumerPending: () => pending,
+    consumerPending: () => backlog(),
   });
   let ready = false;
   const app = buildServiceApp({
@@ -207,6 +208,7 @@ export async function startProjectionService(
     batch: 1_000,
     logger,
   });
+  backlog = () => consumer.backlog();
   const ticker = setInterval(
     () => {
       applier.tick();
@@ -219,14 +221,6 @@ export async function startProjectionService(
     },
     Math.min(50, config.AW_PROJECTION_RECHECK_MS),
   );
-  const poller = setInterval(() => {
-    bus.jsm.consumers.info(n.eventsStream, config.AW_PROJECTION_DURABLE).then(
-      (info) => {
-        pending = info.num_pending + info.num_ack_pending;
-      },
-      () => {},
-    );
-  }, 2_000);
   const port = await listenServiceApp(app, {
     name: 'projection',
     port: config.HTTP_PORT,
@@ -251,7 +245,6 @@ export async function startProjectionService(
       );
       await rebuilds.settle();
       clearInterval(ticker);
-      clearInterval(poller);
       notices.unsubscribe();
       queries.unsubscribe();
       await app.close();
