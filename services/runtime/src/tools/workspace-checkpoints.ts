@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, lstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { closeSync, constants, openSync } from 'node:fs';
 import { lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -12,6 +12,7 @@ import {
 } from '@agentwire/engine';
 import { z } from 'zod';
 import { type CheckpointUploads, QuietUploads, UploadQueue } from './checkpoint-uploads.ts';
+import { readAll, statOrUndefined } from './snapshot-read.ts';
 import { resolveInWorkspace } from './workspace-path.ts';
 
 /** Options of {@link createWorkspaceCheckpoints}. */
@@ -382,36 +383,6 @@ export function createWorkspaceCheckpoints(o: WorkspaceCheckpointsOptions): Chec
       return { ok: true, restored, removed, unrestorable, ...(kept === undefined ? {} : { kept }) };
     },
   };
-}
-
-/**
- * The bytes of `fd` up to one past `limit`, in a buffer of about their size (0244): it is
- * kept in the cache and posted to the upload thread, where `readFileSync` of a descriptor
- * gives a view of 64 KiB for a file of 10, every byte of which would be held and copied.
- * `size` is the size the file had when it was looked at; one that grew since is read on.
- */
-function readAll(fd: number, size: number, limit: number): Uint8Array {
-  let buffer = new Uint8Array(Math.min(size, limit) + 1);
-  let length = 0;
-  for (;;) {
-    const read = readSync(fd, buffer, length, buffer.byteLength - length, null);
-    if (read === 0) return buffer.subarray(0, length);
-    length += read;
-    if (length > limit) return buffer.subarray(0, length);
-    if (length === buffer.byteLength) {
-      const larger = new Uint8Array(Math.min(buffer.byteLength * 2, limit + 1));
-      larger.set(buffer);
-      buffer = larger;
-    }
-  }
-}
-
-function statOrUndefined(absolute: string): Stats | undefined {
-  try {
-    return lstatSync(absolute);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Runs `task` on every item, at most `width` at once. */
