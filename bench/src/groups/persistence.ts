@@ -244,20 +244,22 @@ export const persistenceGroup: BenchGroup = {
       for (let round = 1; round <= ROUNDS; round++) {
         log(`round ${round}/${ROUNDS}: raw insert`);
         const raw = await rawInsertRowsPerS(databaseUrl, round);
-        const twoFirst = round % 2 === 0;
-        const two = twoFirst ? await commitPerS(bus, databaseUrl, 2, `b${round}`) : 0;
+        const twoWorkers = () => {
+          log(`round ${round}/${ROUNDS}: commit, two workers`);
+          return commitPerS(bus, databaseUrl, 2, `b${round}`);
+        };
+        const twoBefore = round % 2 === 0 ? await twoWorkers() : undefined;
         log(`round ${round}/${ROUNDS}: commit, one worker`);
         const one = await commitPerS(bus, databaseUrl, 1, `a${round}`);
-        log(`round ${round}/${ROUNDS}: commit, two workers`);
-        const twoAfter = twoFirst ? two : await commitPerS(bus, databaseUrl, 2, `b${round}`);
+        const two = twoBefore ?? (await twoWorkers());
         log(
-          `round ${round}/${ROUNDS}: ${Math.round(raw)} rows/s raw, ${Math.round(one)} msgs/s, two workers ${Math.round(twoAfter)}`,
+          `round ${round}/${ROUNDS}: ${Math.round(raw)} rows/s raw, ${Math.round(one)} msgs/s, two workers ${Math.round(two)}`,
         );
         rawInserts.push(raw);
         commits.push(one);
         ratios.push(one / raw);
-        twos.push(twoAfter);
-        twoRatios.push(twoAfter / one);
+        twos.push(two);
+        twoRatios.push(two / one);
       }
       log('raw publish');
       const rawPublish = await rawPublishMsgsPerS(
