@@ -5,7 +5,9 @@ import {
   foldMessageWrite,
   foldPartWrite,
   rounds,
+  type SettleRow,
   settleInputs,
+  settleInputsSql,
   upsertMessages,
   upsertMessagesSql,
   upsertParts,
@@ -226,15 +228,7 @@ async function promote(
   for (const round of rounds(promotions, (p) => keyOf(p.c))) {
     const ids = await settleInputs(
       trx,
-      round.map(({ c }) => ({
-        id: c.promoteInputId as string,
-        sessionId: c.sessionId,
-        status: 'promoted',
-        reason: null,
-        messageId: c.message.id,
-        sequence: c.promotedSequenceNumber ?? null,
-        at: c.issuedAt,
-      })),
+      round.map(({ c }) => promotionRow(c, c.promoteInputId as string)),
     );
     for (const { i, c } of round) {
       if (ids.has(keyOf(c))) outcome.set(i, 'promoted');
@@ -265,6 +259,53 @@ async function promote(
     }
   }
   return outcome;
+}
+
+/** The ledger write of a user message's promotion of `inputId` (R14.2). */
+function promotionRow(c: PersistenceCommandOf<'save_user_message'>, inputId: string): SettleRow {
+  return {
+    id: inputId,
+    sessionId: c.sessionId,
+    status: 'promoted',
+    reason: null,
+    messageId: c.message.id,
+    sequence: c.promotedSequenceNumber ?? null,
+    at: c.issuedAt,
+  };
+}
+
+/**
+ * One `save_user_message` applied alone in one statement, outside any transaction block
+ * (docs/decisions/0247): its promotion, when it has one, and its message and parts in one
+ * data-modifying `WITH`, the rows written only when the promotion settled. One round trip
+ * instead of five (begin, ledger lock, promotion, rows, commit) on the path every prompt
+ * waits for (flow 1). A single statement is atomic, and it takes no advisory lock: it
+ * locks the ledger row, then its message and parts, waiting on nothing while it holds a
+ * lock another writer waits for (`lockKeys`' other writers lock a ledger row before a
+ * message too).
+ *
+ * Returns what {@link applyMessageCommands} would have returned, or `undefined` when the
+ * promotion did not settle (already promoted, or closed): nothing was written, and the
+ * caller applies the command with {@link applyMessageCommands}, which tells the two apart.
+ */
+export async function applyUserMessageAlone(
+  db: Kysely<Database>,
+  c: PersistenceCommandOf<'save_user_message'>,
+): Promise<MessageCommandResult | undefined> {
+  const planned = plan(c);
+  const messages = planned.message === undefined ? [] : [planned.message];
+  if (c.promoteInputId === undefined) {
+    await sql`with m as (${upsertMessagesSql(messages)}), p as (${upsertPartsSql(planned.parts)})
+      select 1`.execute(db);
+    return { outcome: 'applied' };
+  }
+  const settled = sql`exists (select 1 from s)`;
+  const result = await sql<{ settled: boolean }>`with
+      s as (${settleInputsSql([promotionRow(c, c.promoteInputId)])}),
+      m as (${upsertMessagesSql(messages, settled)}),
+      p as (${upsertPartsSql(planned.parts, settled)})
+    select ${settled} as settled`.execute(db);
+  return result.rows[0]?.settled === true ? { outcome: 'applied' } : undefined;
 }
 
 /** The stored version (and part status) of the rows of commands that did not apply. */

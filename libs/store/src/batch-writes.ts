@@ -106,8 +106,20 @@ export function upsertMessages(db: Kysely<Database>, rows: readonly MessageInput
   return writtenIds(db, upsertMessagesSql(rows));
 }
 
-/** The statement of {@link upsertMessages} (returns the ids written). */
-export function upsertMessagesSql(rows: readonly MessageInput[]): RawBuilder<{ id: string }> {
+/** `where <guard>`, or nothing. */
+function whereGuard(guard: RawBuilder<unknown> | undefined): RawBuilder<unknown> {
+  return guard === undefined ? sql`` : sql`where ${guard}`;
+}
+
+/**
+ * The statement of {@link upsertMessages} (returns the ids written). `guard`, when given, is a
+ * condition every row's write depends on (a data-modifying `WITH` writes the rows only when
+ * an earlier write in the same statement did, e.g. a promotion).
+ */
+export function upsertMessagesSql(
+  rows: readonly MessageInput[],
+  guard?: RawBuilder<unknown>,
+): RawBuilder<{ id: string }> {
   const data = rows.map((m) => ({
     id: m.id,
     session_id: m.sessionId,
@@ -120,6 +132,7 @@ export function upsertMessagesSql(rows: readonly MessageInput[]): RawBuilder<{ i
       select id, session_id, role, data, version, created_at
       from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, session_id text,
         role text, data jsonb, version bigint, created_at timestamptz)
+      ${whereGuard(guard)}
       on conflict (id) do update set data = excluded.data, version = excluded.version,
         created_at = excluded.created_at
       where messages.version < excluded.version
@@ -131,8 +144,14 @@ export function upsertParts(db: Kysely<Database>, rows: readonly PartInput[]) {
   return writtenIds(db, upsertPartsSql(rows));
 }
 
-/** The statement of {@link upsertParts} (returns the ids written). */
-export function upsertPartsSql(rows: readonly PartInput[]): RawBuilder<{ id: string }> {
+/**
+ * The statement of {@link upsertParts} (returns the ids written). `guard`, when given, is a
+ * condition every row's write depends on (as in {@link upsertMessagesSql}).
+ */
+export function upsertPartsSql(
+  rows: readonly PartInput[],
+  guard?: RawBuilder<unknown>,
+): RawBuilder<{ id: string }> {
   const data = rows.map((p) => ({
     id: p.id,
     message_id: p.messageId,
@@ -149,6 +168,7 @@ export function upsertPartsSql(rows: readonly PartInput[]): RawBuilder<{ id: str
       select id, message_id, session_id, type, status, status_rank, data, version
       from jsonb_to_recordset(${JSON.stringify(data)}::jsonb) as r(id text, message_id text,
         session_id text, type text, status text, status_rank smallint, data jsonb, version bigint)
+      ${whereGuard(guard)}
       on conflict (id) do update set status = excluded.status,
         status_rank = excluded.status_rank, data = excluded.data, version = excluded.version
       where (parts.status_rank, parts.version) < (excluded.status_rank, excluded.version)
@@ -311,6 +331,11 @@ export interface SettleRow {
  * moves to its terminal state (R14.2). Returns the {@link ledgerKey}s settled by this call.
  */
 export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
+  return writtenIds(db, settleInputsSql(rows));
+}
+
+/** The statement of {@link settleInputs} (returns the ledger keys settled). */
+export function settleInputsSql(rows: readonly SettleRow[]): RawBuilder<{ id: string }> {
   const data = JSON.stringify(
     rows.map((s) => ({
       id: s.id,
@@ -323,9 +348,7 @@ export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
       settled_at: iso(s.at),
     })),
   );
-  return writtenIds(
-    db,
-    sql<{ id: string }>`insert into session_inputs (id, session_id, status, status_reason,
+  return sql<{ id: string }>`insert into session_inputs (id, session_id, status, status_reason,
         message_id, promoted_seq, status_seq, settled_at)
       select id, session_id, status, status_reason, message_id, promoted_seq, status_seq,
         settled_at
@@ -337,6 +360,5 @@ export function settleInputs(db: Kysely<Database>, rows: readonly SettleRow[]) {
         promoted_seq = excluded.promoted_seq, status_seq = excluded.status_seq,
         settled_at = excluded.settled_at, ${CLOSE_DELIVERY}
       where session_inputs.status = 'admitted'
-      returning session_id || '/' || id as id`,
-  );
+      returning session_id || '/' || id as id`;
 }

@@ -1,6 +1,7 @@
 export { applyDurableEvents } from './apply-durable-events.ts';
 export {
   applyMessageCommands,
+  applyUserMessageAlone,
   isMessageCommand,
   type MessageCommand,
   type MessageCommandResult,
@@ -33,4 +34,4 @@ export {
   type UpdateTitleOutcome,
   updateTitle,
 } from './sessions-repository.ts';
-export { inTransaction } from './transaction.ts';
+export { inTransaction, withStoreError } from './transaction.ts';

@@ -17,7 +17,7 @@ import { createTestEnvironment, seededRandom, type TestEnvironment } from '@agen
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyCommand } from './apply-command.ts';
-import { commandBatchApply } from './command-batch-handler.ts';
+import { applyCommandBatch, commandBatchApply } from './command-batch-handler.ts';
 import { generateWorkload, shuffleWithinSessions, type WorkItem } from './testing/workload.ts';
 
 let env: TestEnvironment;
@@ -92,6 +92,28 @@ async function inBatches(split: readonly (readonly WorkItem[])[]) {
   return { dump: await canonicalDump(db, { tables: TABLES }), outcomes };
 }
 
+/**
+ * The worker's path at low load: every item alone in its batch, a command through
+ * `applyCommandBatch` (a user message in one statement without a transaction block, 0247).
+ */
+async function alone(items: readonly WorkItem[]) {
+  await reset();
+  const outcomes: unknown[] = [];
+  for (const item of items) {
+    if (item.kind === 'event') {
+      if (isDurableEvent(item.event)) {
+        const event = item.event as DurableEvent;
+        await db.transaction().execute((trx) => applyDurableEvents(trx, [event]));
+      }
+      continue;
+    }
+    const [confirmation] = await applyCommandBatch(db, [item.command as PersistenceCommand]);
+    if (confirmation === undefined) throw new Error('no confirmation');
+    outcomes.push(outcomeOf(confirmation));
+  }
+  return { dump: await canonicalDump(db, { tables: TABLES }), outcomes };
+}
+
 function outcomeOf(c: PersistenceConfirmation): unknown {
   return c.ok ? c.outcome : 'condition_failed';
 }
@@ -161,5 +183,32 @@ describe('set-based batches equal one-by-one application (docs/decisions/0035)',
       expect(reference.dump.session_inputs?.length).toBeGreaterThan(0);
       expect(reference.outcomes).toContain('condition_failed');
     }
+  });
+
+  it('gives the same rows and outcomes with every item alone, user messages in one statement', {
+    timeout: 120_000,
+  }, async () => {
+    const random = seededRandom(31);
+    const base = generateWorkload({ seed: 3, items: 1_000, sessions: 8, sessionPrefix: 'a3' });
+    const items = withRepeats(
+      withContestedPromotions(shuffleWithinSessions(base, 3), random),
+      random,
+    );
+    const reference = await oneByOne(items.map((i) => [i]));
+    const single = await alone(items);
+    expect(single.dump).toEqual(reference.dump);
+    expect(single.outcomes).toEqual(reference.outcomes);
+    // The statement's three cases ran: applied, a redelivered promotion, a refused one.
+    const promotions = items.flatMap((i, n) =>
+      i.kind === 'command' &&
+      i.command.kind === 'save_user_message' &&
+      i.command.promoteInputId !== undefined
+        ? [n]
+        : [],
+    );
+    expect(promotions.length).toBeGreaterThan(10);
+    expect(reference.outcomes).toContain('applied');
+    expect(reference.outcomes).toContain('duplicate');
+    expect(reference.outcomes).toContain('condition_failed');
   });
 });

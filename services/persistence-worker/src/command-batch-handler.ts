@@ -2,10 +2,12 @@ import { BlobStore, resolveBlobs } from '@agentwire/bus';
 import type { Names, PersistenceCommand, PersistenceConfirmation } from '@agentwire/contracts';
 import {
   applyMessageCommands,
+  applyUserMessageAlone,
   type Database,
   inTransaction,
   isMessageCommand,
   type MessageCommand,
+  withStoreError,
 } from '@agentwire/store';
 import { ATTRS } from '@agentwire/telemetry';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -32,7 +34,8 @@ interface Applied {
 /**
  * The commands consumer's handler (R7, DESIGN.md flow 1): reads back the fields a command
  * offloaded to the blob store (docs/decisions/0162), applies a batch of commands in
- * one transaction (the message commands with the store's set-based `applyMessageCommands`,
+ * one transaction, or a prompt's user message alone in one statement (`applyCommandBatch`,
+ * docs/decisions/0247) (the message commands with the store's set-based `applyMessageCommands`,
  * with the same result as one by one in stream order), then publishes each command's confirmation on
  * `<prefix>.confirm.<sid>` with core NATS, after the commit and before the ack
  * (docs/decisions/0050). A redelivered command is confirmed again.
@@ -54,21 +57,11 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
     }),
     applyAll: async (items) => {
       const commands = await Promise.all(items.map((i) => resolveBlobs(i.command, blobs)));
-      await inTransaction(options.db, `apply ${items.length} command(s)`, async (trx) => {
-        await lockKeys(
-          trx,
-          items.flatMap(({ command: c }) =>
-            c.kind === 'save_user_message' && c.promoteInputId !== undefined
-              ? [inputLockKey(c.sessionId, c.promoteInputId)]
-              : [],
-          ),
-        );
-        const confirmations = await commandBatchApply(trx, commands);
-        for (const [i, item] of items.entries()) {
-          const confirmation = confirmations[i];
-          if (confirmation !== undefined) item.confirmation = confirmation;
-        }
-      });
+      const confirmations = await applyCommandBatch(options.db, commands);
+      for (const [i, item] of items.entries()) {
+        const confirmation = confirmations[i];
+        if (confirmation !== undefined) item.confirmation = confirmation;
+      }
     },
     afterCommit: async (items) => {
       for (const { command, confirmation } of items) {
@@ -80,6 +73,39 @@ export function commandBatchHandler(options: CommandBatchHandlerOptions): BatchH
       }
     },
   };
+}
+
+/**
+ * Applies a batch of commands and returns one confirmation per command, in order. A prompt's
+ * user message alone in its batch (nothing waiting behind it) is one statement without a
+ * transaction block (`applyUserMessageAlone`, docs/decisions/0247); any other batch, or a
+ * promotion that did not settle, is one transaction that first locks the ledger rows its
+ * promotions write (`lockKeys`), then {@link commandBatchApply}.
+ *
+ * @internal Exported for its tests.
+ */
+export async function applyCommandBatch(
+  db: Kysely<Database>,
+  commands: readonly PersistenceCommand[],
+): Promise<PersistenceConfirmation[]> {
+  const [alone] = commands;
+  if (commands.length === 1 && alone?.kind === 'save_user_message') {
+    const result = await withStoreError('apply 1 user message', () =>
+      applyUserMessageAlone(db, alone),
+    );
+    if (result !== undefined) return [messageConfirmation(alone, result)];
+  }
+  return inTransaction(db, `apply ${commands.length} command(s)`, async (trx) => {
+    await lockKeys(
+      trx,
+      commands.flatMap((c) =>
+        c.kind === 'save_user_message' && c.promoteInputId !== undefined
+          ? [inputLockKey(c.sessionId, c.promoteInputId)]
+          : [],
+      ),
+    );
+    return commandBatchApply(trx, commands);
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   type Database,
   type DurableEvent,
   inTransaction,
+  withStoreError,
 } from '@agentwire/store';
 import { ATTRS } from '@agentwire/telemetry';
 import type { Kysely } from 'kysely';
@@ -15,7 +16,8 @@ import { SessionNumbers } from './session-numbers.ts';
 
 /**
  * The events consumer's handler (DESIGN.md flow 2): decodes `ev` messages and applies a
- * batch in one transaction with the store's set-based `applyDurableEvents` (a few
+ * batch in one transaction (a batch of marks only: one statement, docs/decisions/0247)
+ * with the store's set-based `applyDurableEvents` (a few
  * statements per batch, docs/decisions/0035), after locking the ledger rows it writes
  * (`lockKeys`) so that competing transactions queue on them instead of deadlocking. R6's
  * seven durable types write rows; every other type is read from its headers only and
@@ -41,6 +43,11 @@ export function eventBatchHandler(
       const events = items.flatMap((i) => (i.kind === 'event' ? [i.event] : []));
       const marks = sessionMarks(items);
       const what = `${events.length} durable event(s), ${marks.size} mark(s)`;
+      if (events.length === 0) {
+        // Marks only: one statement, which needs no transaction block (0247).
+        await withStoreError(`apply ${what}`, () => applyDurableEvents(db, [], marks));
+        return;
+      }
       await inTransaction(db, `apply ${what}`, async (trx) => {
         await lockKeys(trx, events.flatMap(ledgerLockKeys));
         await applyDurableEvents(trx, events, marks);

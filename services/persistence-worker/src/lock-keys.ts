@@ -9,7 +9,8 @@ import { type Kysely, sql } from 'kysely';
  * Every other shared row (a session's `last_sequence` against `ensure_session`) is written
  * last, in one sorted order, by both. So two batches wait for each other only when they
  * touch the same ledger row, and never deadlock: a transaction waiting for a lock holds no
- * row lock yet.
+ * row lock yet. A user message applied alone takes no advisory lock: its one statement
+ * locks the ledger row before its message, in the same order (docs/decisions/0247).
  */
 export async function lockKeys(trx: Kysely<Database>, keys: Iterable<string>): Promise<void> {
   const ids = [...new Set(keys)];
