@@ -2,9 +2,12 @@
  * Group `gateway` (issue 14): `gateway.history_page_ms`, one page of 100 messages with their
  * parts from a 10,000-message session, through the whole read path: HTTP to the gateway,
  * NATS to the query service, Postgres and back (median of 300 pages at positions spread
- * over the session, after 30 warm-up pages), against the local servers (`DATABASE_URL` /
- * `NATS_URL` or the defaults), in a database and subject prefix of its own. Then the SSE
- * fanout figures of gateway-fanout.ts.
+ * over the session, each read with the cursor a walk from the end gave, after 30 warm-up
+ * pages), against the local servers (`DATABASE_URL` / `NATS_URL` or the defaults), in a
+ * database and subject prefix of its own. `gateway.history_first_page_ms` is the page from
+ * the end, read without a cursor (median of 30): it computes the session's active chain,
+ * which a cursor then carries (docs/decisions/0248). Then the SSE fanout figures of
+ * gateway-fanout.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { connectBus, QueryClient, RuntimeClient } from '@agentwire/bus';
@@ -26,10 +29,11 @@ const MESSAGES = 10_000;
 const PAGE = 100;
 const WARMUP = 30;
 const SAMPLES = 300;
+const FIRST_PAGES = 30;
 
 const log = (msg: string) => console.error(`[gateway] ${msg}`);
 
-async function historyPageTimes(): Promise<number[]> {
+async function historyPageTimes(): Promise<{ pages: number[]; first: number[] }> {
   const tag = randomBytes(4).toString('hex');
   const dbName = `aw_bench_gateway_${tag}`;
   const prefix = `bgw${tag}`;
@@ -79,7 +83,13 @@ async function historyPageTimes(): Promise<number[]> {
       await page(cursor);
       if (i >= WARMUP) times.push(performance.now() - started);
     }
-    return times.sort((a, b) => a - b);
+    const first: number[] = [];
+    for (let i = 0; i < FIRST_PAGES; i += 1) {
+      const started = performance.now();
+      await page(null);
+      first.push(performance.now() - started);
+    }
+    return { pages: times.sort((a, b) => a - b), first: first.sort((a, b) => a - b) };
   } finally {
     await app.close();
     await bus.close();
@@ -94,10 +104,11 @@ export const gatewayGroup: BenchGroup = {
   name: 'gateway',
   description: 'history pages through the gateway and the query service; SSE fanout',
   async run(): Promise<readonly Figure[]> {
-    const times = await historyPageTimes();
+    const { pages, first } = await historyPageTimes();
     return [
-      { name: 'gateway.history_page_ms', value: percentile(times, 50), unit: 'ms' },
-      { name: 'gateway.history_page_p95_ms', value: percentile(times, 95), unit: 'ms' },
+      { name: 'gateway.history_page_ms', value: percentile(pages, 50), unit: 'ms' },
+      { name: 'gateway.history_page_p95_ms', value: percentile(pages, 95), unit: 'ms' },
+      { name: 'gateway.history_first_page_ms', value: percentile(first, 50), unit: 'ms' },
       ...(await fanoutFigures()),
     ];
   },

@@ -7,7 +7,7 @@ import {
 import { activeChain } from '@agentwire/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type HistoryStart, readHistoryPage } from './read-side.ts';
+import { type HistoryStart, MAX_CHAIN_RUNS, readHistoryPage } from './read-side.ts';
 import { ensureSession } from './sessions-repository.ts';
 import { truncateAll, useStoreTestContext } from './test-support.ts';
 
@@ -108,28 +108,31 @@ async function page(start: HistoryStart, limit: number) {
 
 const ids = (p: { messages: { message: { id: string } }[] }) => p.messages.map((m) => m.message.id);
 
-/** Every message id reached paging from the start with `limit`, following `more`. */
+/**
+ * Every message id reached paging from the start with `limit`, following `more`, each page
+ * along the chain the one before it was read along (docs/decisions/0248).
+ */
 async function walkForward(limit: number): Promise<string[]> {
   let read = await page({ from: 'start' }, limit);
   const seen = ids(read);
   while (read.more) {
     const last = seen.at(-1);
     if (last === undefined) throw new Error('more without a message');
-    read = await page({ pivot: last, direction: 'newer' }, limit);
+    read = await page({ pivot: last, direction: 'newer', chain: read.chain ?? undefined }, limit);
     expect(read.messages.length).toBeGreaterThan(0);
     seen.push(...ids(read));
   }
   return seen;
 }
 
-/** Every message id reached paging from the end with `limit`, oldest first. */
+/** Every message id reached paging from the end with `limit`, oldest first (as above). */
 async function walkBackward(limit: number): Promise<string[]> {
   let read = await page({ from: 'end' }, limit);
   const seen = ids(read);
   while (read.more) {
     const first = seen[0];
     if (first === undefined) throw new Error('more without a message');
-    read = await page({ pivot: first, direction: 'older' }, limit);
+    read = await page({ pivot: first, direction: 'older', chain: read.chain ?? undefined }, limit);
     expect(read.messages.length).toBeGreaterThan(0);
     seen.unshift(...ids(read));
   }
@@ -141,8 +144,14 @@ async function walkBackward(limit: number): Promise<string[]> {
  * all its rows, `chain` the ids of the active chain. From both ends and around every row as
  * pivot (on the chain or not), both ways, limits 1 to 3 and 100: the page is the chain's
  * rows beyond the pivot's place in `order`, and `more` says whether more of them follow.
+ * Each pivot's pages are read twice: computing the chain, and along the chain the page from
+ * the end reported (0248), which must be there whenever the walk reaches a root.
  */
-async function expectPages(order: readonly string[], chain: readonly string[]): Promise<void> {
+async function expectPages(
+  order: readonly string[],
+  chain: readonly string[],
+  reachesRoot = true,
+): Promise<void> {
   const onChain = order.filter((id) => chain.includes(id));
   expect(onChain).toEqual(chain);
   for (const limit of [1, 2, 3, 100]) {
@@ -154,17 +163,22 @@ async function expectPages(order: readonly string[], chain: readonly string[]): 
     const fromEnd = await page({ from: 'end' }, limit);
     expect(ids(fromEnd)).toEqual(chain.slice(Math.max(0, chain.length - limit)));
     expect(fromEnd.more).toBe(chain.length > limit);
+    if (reachesRoot) expect(chain).toContain(fromEnd.chain?.leaf);
+    else expect(fromEnd.chain).toBeNull();
     for (const [at, pivot] of order.entries()) {
       const newer = order.slice(at + 1).filter((id) => chain.includes(id));
       const older = order.slice(0, at).filter((id) => chain.includes(id));
-      const n = await page({ pivot, direction: 'newer' }, limit);
-      expect(ids(n), `newer than ${pivot}, limit ${limit}`).toEqual(newer.slice(0, limit));
-      expect(n.more).toBe(newer.length > limit);
-      const o = await page({ pivot, direction: 'older' }, limit);
-      expect(ids(o), `older than ${pivot}, limit ${limit}`).toEqual(
-        older.slice(Math.max(0, older.length - limit)),
-      );
-      expect(o.more).toBe(older.length > limit);
+      for (const along of [undefined, fromEnd.chain ?? undefined]) {
+        const how = `limit ${limit}, ${along === undefined ? 'computed' : 'along the given chain'}`;
+        const n = await page({ pivot, direction: 'newer', chain: along }, limit);
+        expect(ids(n), `newer than ${pivot}, ${how}`).toEqual(newer.slice(0, limit));
+        expect(n.more).toBe(newer.length > limit);
+        const o = await page({ pivot, direction: 'older', chain: along }, limit);
+        expect(ids(o), `older than ${pivot}, ${how}`).toEqual(
+          older.slice(Math.max(0, older.length - limit)),
+        );
+        expect(o.more).toBe(older.length > limit);
+      }
     }
   }
 }
@@ -257,10 +271,53 @@ describe('readHistoryPage along the active chain (docs/decisions/0239)', () => {
       { id: 'm3', parent: 'm2' },
       { id: 'm4', parent: 'm3' },
     ]);
-    await expectPages(['m1', 'm2', 'm3', 'm4'], ['m2', 'm3', 'm4']);
+    await expectPages(['m1', 'm2', 'm3', 'm4'], ['m2', 'm3', 'm4'], false);
     await truncateAll(ctx.db);
     await seed([{ id: 'm1', parent: null }, { id: 'm2', parent: 'elsewhere' }, { id: 'm3' }]);
-    await expectPages(['m1', 'm2', 'm3'], ['m2', 'm3']);
+    await expectPages(['m1', 'm2', 'm3'], ['m2', 'm3'], false);
+  });
+
+  it('reads along a given chain only while its leaf is the leaf (0248)', async () => {
+    await seed(linear(6));
+    const before = await page({ from: 'end' }, 2);
+    expect(before.chain).toEqual({ leaf: 'm6', runs: [['m1', 'm6']] });
+    const along = { pivot: 'm5', direction: 'older', chain: before.chain ?? undefined } as const;
+    expect(ids(await page(along, 2))).toEqual(['m3', 'm4']);
+    // A rewind to m2: its notice m7 is the new leaf, and the old chain is not used.
+    await seed([{ id: 'm7', parent: 'm2' }], 6);
+    const after = await page(along, 2);
+    expect([ids(after), after.more]).toEqual([['m1', 'm2'], false]);
+    expect(after.chain).toEqual({
+      leaf: 'm7',
+      runs: [
+        ['m7', 'm7'],
+        ['m1', 'm2'],
+      ],
+    });
+    // Past the chain's end the given chain finds nothing, and the page is computed again.
+    const end = await page({ pivot: 'm1', direction: 'older', chain: after.chain ?? undefined }, 2);
+    expect([ids(end), end.more, end.chain]).toEqual([[], false, null]);
+  });
+
+  it(`reports no chain to reuse when it has more than ${MAX_CHAIN_RUNS} runs`, async () => {
+    // c1..cn each follow the one before, with a root x_i between: every c_i starts a run.
+    const zigzag = (n: number): Seed[] => [
+      { id: 'c00', parent: null },
+      ...Array.from({ length: n }, (_, i) => [
+        { id: `x${String(i + 1).padStart(2, '0')}`, parent: null },
+        { id: `c${String(i + 1).padStart(2, '0')}`, parent: `c${String(i).padStart(2, '0')}` },
+      ]).flat(),
+    ];
+    const order = (n: number) => zigzag(n).map((s) => s.id);
+    const chainOf = (n: number) => order(n).filter((id) => id.startsWith('c'));
+    await seed(zigzag(MAX_CHAIN_RUNS - 1));
+    const fits = await page({ from: 'end' }, 3);
+    expect(fits.chain?.runs).toHaveLength(MAX_CHAIN_RUNS);
+    await expectPages(order(MAX_CHAIN_RUNS - 1), chainOf(MAX_CHAIN_RUNS - 1));
+    await truncateAll(ctx.db);
+    await seed(zigzag(MAX_CHAIN_RUNS));
+    expect((await page({ from: 'end' }, 3)).chain).toBeNull();
+    expect(await walkBackward(3)).toEqual(chainOf(MAX_CHAIN_RUNS));
   });
 
   it('lists no message of a session without messages', async () => {

@@ -16,8 +16,10 @@ export { loadTranscript } from './messages-repository.ts';
 export { migrate } from './migrate.ts';
 export { importMessages } from './persistence-commands.ts';
 export {
+  type ChainRuns,
   deleteSessionRows,
   listSessionPage,
+  MAX_CHAIN_RUNS,
   readHistoryPage,
   readSessionMarks,
   type SessionPageRow,

@@ -93,8 +93,26 @@ export async function listSessionPage(
 /** Where a history page starts. */
 export type HistoryStart =
   | { readonly from: 'start' | 'end' }
-  /** Messages strictly older or newer than the message `messageId`. */
-  | { readonly pivot: string; readonly direction: 'older' | 'newer' };
+  /**
+   * Messages strictly older or newer than the message `pivot`; `chain`, when given, is the
+   * active chain an earlier page was read along (its {@link HistoryPage} `chain`), which this
+   * page reuses while the session's leaf is still that chain's leaf (docs/decisions/0248).
+   */
+  | {
+      readonly pivot: string;
+      readonly direction: 'older' | 'newer';
+      readonly chain?: ChainRuns | undefined;
+    };
+
+/**
+ * The active chain a page was read along (docs/decisions/0248): the session's leaf then,
+ * and the chain's runs (see {@link activeChainRuns}), newest first, each as the ids of its
+ * first and last message. Every message whose key lies within a run is on the chain.
+ */
+export interface ChainRuns {
+  readonly leaf: string;
+  readonly runs: readonly (readonly [first: string, last: string])[];
+}
 
 /** A stored message with its stored parts (id order). */
 export interface StoredMessage {
@@ -113,7 +131,16 @@ export type HistoryPage =
       readonly more: boolean;
       /** `sessions.last_sequence`, read in the page's snapshot. */
       readonly lastSequence: number;
+      /**
+       * The chain the page was read along, for the next page to reuse: `null` when the page
+       * is empty, when the walk did not reach a root (a parent not in the session, a cycle),
+       * or when it has more than {@link MAX_CHAIN_RUNS} runs.
+       */
+      readonly chain: ChainRuns | null;
     };
+
+/** The most runs a {@link ChainRuns} holds; a longer chain is computed again for each page. */
+export const MAX_CHAIN_RUNS = 16;
 
 /**
  * The runs of a session's active chain (docs/decisions/0239), as the CTEs `linked`, `heads`,
@@ -140,6 +167,7 @@ export type HistoryPage =
  */
 function activeChainRuns(sessionId: string) {
   return sql`
+    ${leafOf(sessionId)},
     linked as (
       select id, created_at, lag(id) over w as prev,
         case when tree_linked then tree_parent else lag(id) over w end as parent
@@ -149,24 +177,6 @@ function activeChainRuns(sessionId: string) {
     heads as materialized (
       select id, created_at, parent from linked
       where parent is null or parent is distinct from prev
-    ),
-    leaf as (
-      (select m.id, m.created_at, 0 as fallback from messages m
-        where m.session_id = ${sessionId}
-          and not exists (
-            select 1 from messages c
-            where c.session_id = ${sessionId} and c.tree_linked and c.tree_parent = m.id
-          )
-          and coalesce((
-            select n.tree_linked from messages n
-            where n.session_id = ${sessionId} and (n.created_at, n.id) > (m.created_at, m.id)
-            order by n.created_at, n.id limit 1
-          ), true)
-        order by m.created_at desc, m.id desc limit 1)
-      union all
-      (select m.id, m.created_at, 1 from messages m
-        where m.session_id = ${sessionId} order by m.created_at desc, m.id desc limit 1)
-      order by fallback limit 1
     ),
     runs(first_at, first_id, last_at, last_id, next) as (
       select h.created_at, h.id, l.created_at, l.id, h.parent
@@ -185,17 +195,67 @@ function activeChainRuns(sessionId: string) {
     )`;
 }
 
+/**
+ * The CTE `leaf` of a session's active chain (docs/decisions/0239): the newest row no row
+ * names as parent, explicitly or as the row before a row without a link. Index lookups
+ * only, from the newest row back.
+ */
+function leafOf(sessionId: string) {
+  return sql`
+    leaf as (
+      (select m.id, m.created_at, 0 as fallback from messages m
+        where m.session_id = ${sessionId}
+          and not exists (
+            select 1 from messages c
+            where c.session_id = ${sessionId} and c.tree_linked and c.tree_parent = m.id
+          )
+          and coalesce((
+            select n.tree_linked from messages n
+            where n.session_id = ${sessionId} and (n.created_at, n.id) > (m.created_at, m.id)
+            order by n.created_at, n.id limit 1
+          ), true)
+        order by m.created_at desc, m.id desc limit 1)
+      union all
+      (select m.id, m.created_at, 1 from messages m
+        where m.session_id = ${sessionId} order by m.created_at desc, m.id desc limit 1)
+      order by fallback limit 1
+    )`;
+}
+
 /** A page from the end, or older than a pivot, reads the newest messages first. */
 const readsNewestFirst = (start: HistoryStart): boolean =>
   'pivot' in start ? start.direction === 'older' : start.from === 'end';
 
-/** Up to `limit` messages of the active chain beyond `start`'s key, in reading order. */
+/** A page's rows, and the chain it was read along (see {@link HistoryPage}). */
+interface ChainPage {
+  readonly rows: MessageRow[];
+  readonly chain: ChainRuns | null;
+}
+
+/** How the full statement reports its chain: once per row, as text, parsed once. */
+interface ChainReport {
+  readonly leaf: string;
+  readonly complete: boolean;
+  readonly runs: [string, string][];
+}
+
+/**
+ * Up to `limit` messages of the active chain beyond `start`'s key, in reading order, and the
+ * chain they were read along.
+ *
+ * Given an earlier page's chain, the page is read along its runs, by their ids, in one
+ * statement of index lookups, and only while the session's leaf is still that chain's leaf
+ * (docs/decisions/0248). Every write that changes the chain changes the leaf: each message
+ * written becomes the leaf, a move writes its notice as the newest row, and a rewrite keeps
+ * its parent. Otherwise, or when that read finds no row (the end of the chain, or another
+ * leaf), the chain is computed again ({@link activeChainRuns}: one pass over the session).
+ */
 async function readChainRows(
   trx: Transaction<Database>,
   sessionId: string,
   start: HistoryStart,
   limit: number,
-): Promise<MessageRow[]> {
+): Promise<ChainPage> {
   const newestFirst = readsNewestFirst(start);
   const order = sql.raw(newestFirst ? 'desc' : 'asc');
   const key =
@@ -208,17 +268,53 @@ async function readChainRows(
       : newestFirst
         ? sql`and (m.created_at, m.id) < ${key}`
         : sql`and (m.created_at, m.id) > ${key}`;
-  const { rows } = await sql<MessageRow>`
-    with recursive ${activeChainRuns(sessionId)}
-    select m.id, m.session_id, m.role, m.data, m.version, m.created_at from messages m
-    where m.session_id = ${sessionId} ${beyond}
-      and exists (
-        select 1 from runs r
-        where (m.created_at, m.id) between (r.first_at, r.first_id) and (r.last_at, r.last_id)
+  const onRuns = sql`exists (
+      select 1 from runs r
+      where (m.created_at, m.id) between (r.first_at, r.first_id) and (r.last_at, r.last_id)
+    )`;
+  const given = 'pivot' in start ? start.chain : undefined;
+  if (given !== undefined && given.runs.length > 0) {
+    const { rows } = await sql<MessageRow>`
+      with ${leafOf(sessionId)},
+      runs as (
+        select f.created_at as first_at, f.id as first_id, l.created_at as last_at, l.id as last_id
+        from unnest(${given.runs.map((r) => r[0])}::text[], ${given.runs.map((r) => r[1])}::text[])
+          as c(first_id, last_id)
+        join messages f on f.id = c.first_id and f.session_id = ${sessionId}
+        join messages l on l.id = c.last_id and l.session_id = ${sessionId}
       )
+      select m.id, m.session_id, m.role, m.data, m.version, m.created_at from messages m
+      where m.session_id = ${sessionId} ${beyond}
+        and (select id from leaf) = ${given.leaf}
+        and ${onRuns}
+      order by m.created_at ${order}, m.id ${order}
+      limit ${limit}`.execute(trx);
+    if (rows.length > 0) return { rows, chain: given };
+  }
+  const { rows } = await sql<MessageRow & { chain: string | null }>`
+    with recursive ${activeChainRuns(sessionId)}
+    select m.id, m.session_id, m.role, m.data, m.version, m.created_at,
+      (select json_build_object(
+          'leaf', (select id from leaf),
+          'complete', coalesce(bool_or(r.next is null), false),
+          'runs', json_agg(json_build_array(r.first_id, r.last_id)
+            order by r.first_at desc, r.first_id desc)
+        )::text from runs r) as chain
+    from messages m
+    where m.session_id = ${sessionId} ${beyond} and ${onRuns}
     order by m.created_at ${order}, m.id ${order}
     limit ${limit}`.execute(trx);
-  return rows;
+  const report = rows[0]?.chain;
+  return {
+    rows: rows.map(({ chain: _, ...row }) => row),
+    chain: report === null || report === undefined ? null : chainOf(JSON.parse(report)),
+  };
+}
+
+/** The chain a full read reports, if the next page can reuse it. */
+function chainOf(report: ChainReport): ChainRuns | null {
+  if (!report.complete || report.runs.length > MAX_CHAIN_RUNS) return null;
+  return { leaf: report.leaf, runs: report.runs };
 }
 
 /** The parts of `messages`, by message id, each list in id order. */
@@ -286,7 +382,7 @@ export async function readHistoryPage(
             .executeTakeFirst();
           if (pivot === undefined) return { found: false, reason: 'no_pivot' } as const;
         }
-        const rows = await readChainRows(trx, sessionId, start, limit + 1);
+        const { rows, chain } = await readChainRows(trx, sessionId, start, limit + 1);
         const more = rows.length > limit;
         const page = rows.slice(0, limit);
         if (readsNewestFirst(start)) page.reverse();
@@ -296,6 +392,7 @@ export async function readHistoryPage(
           messages: page.map((message) => ({ message, parts: parts.get(message.id) ?? [] })),
           more,
           lastSequence: session.last_sequence,
+          chain,
         } as const;
       }),
   );

@@ -261,7 +261,7 @@ async function history(body: unknown, deps: QueryDeps): Promise<QueryReply> {
   if (request.cursor !== undefined) {
     const read = readHistoryCursor(request.cursor, sessionId);
     if (!read.ok) return refuse('bad_cursor', read.message, { field: 'cursor' });
-    start = { pivot: read.messageId, direction: read.direction };
+    start = { pivot: read.messageId, direction: read.direction, chain: read.chain };
   }
   // Asked "as of N": every command the runtime sent before event N was in the commands
   // stream before this request; none pending now means each is committed, so the page read
@@ -307,8 +307,12 @@ async function history(body: unknown, deps: QueryDeps): Promise<QueryReply> {
     ok: true,
     sessionId,
     messages,
-    older: olderExist && first !== undefined ? historyCursor(sessionId, first, 'older') : null,
-    newer: newerExist && last !== undefined ? historyCursor(sessionId, last, 'newer') : null,
+    older:
+      olderExist && first !== undefined
+        ? historyCursor(sessionId, first, 'older', page.chain)
+        : null,
+    newer:
+      newerExist && last !== undefined ? historyCursor(sessionId, last, 'newer', page.chain) : null,
     // Asked as of N, the page is exact for N (it may already hold messages of later
     // events, which a follower merges by id); otherwise it is the store's mark.
     asOfSeq: request.asOfSeq ?? page.lastSequence,

@@ -1,3 +1,5 @@
+import { QueryCursor } from '@agentwire/contracts';
+import { type ChainRuns, MAX_CHAIN_RUNS } from '@agentwire/store';
 import { z } from 'zod';
 
 /**
@@ -18,13 +20,26 @@ const ListCursor = z.strictObject({
 });
 type ListCursor = z.infer<typeof ListCursor>;
 
-/** A history cursor: a message of one session and the direction to page in from it. */
+/**
+ * A history cursor: a message of one session and the direction to page in from it, and, when
+ * it fits, the active chain its page was read along (`c`: leaf `l`, runs `r`), which the next
+ * page reuses while that leaf is still the session's (docs/decisions/0248).
+ */
 const HistoryCursor = z.strictObject({
   v: z.literal(1),
   k: z.literal('history'),
   s: z.string().min(1),
   m: z.string().min(1),
   d: z.enum(['older', 'newer']),
+  c: z
+    .strictObject({
+      l: z.string().min(1),
+      r: z
+        .array(z.tuple([z.string().min(1), z.string().min(1)]))
+        .min(1)
+        .max(MAX_CHAIN_RUNS),
+    })
+    .optional(),
 });
 type HistoryCursor = z.infer<typeof HistoryCursor>;
 
@@ -71,13 +86,25 @@ export function readListCursor(
   return { ok: true, updatedUs: parsed.data.u, id: parsed.data.i };
 }
 
-/** The cursor of the messages older or newer than `messageId` in `sessionId`. */
+/**
+ * The cursor of the messages older or newer than `messageId` in `sessionId`, carrying
+ * `chain` when the cursor still fits the length every cursor keeps to (`QueryCursor`).
+ */
 export function historyCursor(
   sessionId: string,
   messageId: string,
   direction: 'older' | 'newer',
+  chain: ChainRuns | null = null,
 ): string {
-  return encode({ v: 1, k: 'history', s: sessionId, m: messageId, d: direction });
+  const plain = { v: 1, k: 'history', s: sessionId, m: messageId, d: direction } as const;
+  if (chain !== null && chain.runs.length > 0) {
+    const carried = encode({
+      ...plain,
+      c: { l: chain.leaf, r: chain.runs.map(([first, last]) => [first, last] as [string, string]) },
+    });
+    if (QueryCursor.safeParse(carried).success) return carried;
+  }
+  return encode(plain);
 }
 
 /** Reads a history cursor of `sessionId`. */
@@ -85,7 +112,12 @@ export function readHistoryCursor(
   cursor: string,
   sessionId: string,
 ):
-  | { readonly ok: true; readonly messageId: string; readonly direction: 'older' | 'newer' }
+  | {
+      readonly ok: true;
+      readonly messageId: string;
+      readonly direction: 'older' | 'newer';
+      readonly chain?: ChainRuns;
+    }
   | CursorProblem {
   const raw = decode(cursor);
   const parsed = HistoryCursor.safeParse(raw);
@@ -97,5 +129,8 @@ export function readHistoryCursor(
   if (parsed.data.s !== sessionId) {
     return { ok: false, message: `cursor belongs to session ${parsed.data.s}, not ${sessionId}` };
   }
-  return { ok: true, messageId: parsed.data.m, direction: parsed.data.d };
+  const { m, d, c } = parsed.data;
+  return c === undefined
+    ? { ok: true, messageId: m, direction: d }
+    : { ok: true, messageId: m, direction: d, chain: { leaf: c.l, runs: c.r } };
 }

@@ -14,6 +14,57 @@ describe('history cursors', () => {
     });
   });
 
+  it('carry the chain their page was read along while it fits 1024 characters (0248)', () => {
+    const chain = {
+      leaf: 'msg-20',
+      runs: [
+        ['msg-12', 'msg-20'],
+        ['msg-1', 'msg-7'],
+      ] as const,
+    };
+    const cursor = historyCursor('s1', 'msg-12', 'older', chain);
+    expect(readHistoryCursor(cursor, 's1')).toEqual({
+      ok: true,
+      messageId: 'msg-12',
+      direction: 'older',
+      chain: { leaf: 'msg-20', runs: chain.runs },
+    });
+    // Runs of long ids that would not fit: the cursor goes without them.
+    const id = (n: number) => `msg_${String(n).padStart(40, '0')}`;
+    const long = {
+      leaf: id(99),
+      runs: Array.from({ length: 16 }, (_, i) => [id(i), id(i)] as const),
+    };
+    const plain = historyCursor('s1', 'msg-12', 'older', long);
+    expect(plain.length).toBeLessThanOrEqual(1024);
+    expect(readHistoryCursor(plain, 's1')).toEqual({
+      ok: true,
+      messageId: 'msg-12',
+      direction: 'older',
+    });
+  });
+
+  it('refuse a chain that is not one this service writes', () => {
+    const forge = (c: unknown) =>
+      Buffer.from(JSON.stringify({ v: 1, k: 'history', s: 's1', m: 'x', d: 'older', c })).toString(
+        'base64url',
+      );
+    const run = ['a', 'b'];
+    for (const c of [
+      { l: 'x', r: [] },
+      { l: '', r: [run] },
+      { l: 'x', r: [['a']] },
+      { l: 'x', r: [[1, 2]] },
+      { l: 'x', r: Array.from({ length: 17 }, () => run) },
+      { l: 'x', r: [run], extra: true },
+    ]) {
+      expect(readHistoryCursor(forge(c), 's1'), JSON.stringify(c)).toEqual({
+        ok: false,
+        message: 'cursor is not one this service issued',
+      });
+    }
+  });
+
   it('refuse another session, a list cursor, and anything not issued here', () => {
     const cursor = historyCursor('s1', 'msg-9', 'newer');
     expect(readHistoryCursor(cursor, 's2')).toEqual({
