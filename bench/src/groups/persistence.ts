@@ -2,17 +2,15 @@
  * Group `persistence` (issue 4 item 5): the persistence worker's commit rate and lag, each
  * beside its raw baseline measured in the same run (the one-worker rate and its ratio in
  * paired rounds, and two workers against one in the same rounds, reported as medians),
- * against the local servers
+ * against the local servers. The commit rates run worker processes, as operators scale the
+ * service (two workers in this process shared one event loop, which one worker already
+ * keeps busy); the lag runs one worker in this process, to match its publishes to commits
  * (`DATABASE_URL` / `NATS_URL` or the defaults), in a database and subject prefix of its own.
  */
 import { randomBytes } from 'node:crypto';
 import { type BusConnection, connectBus, deadLetterStream, provision } from '@agentwire/bus';
 import { HEADERS, isDurableEventType, names } from '@agentwire/contracts';
-import {
-  startWorkerRuntime,
-  WorkerConfig,
-  type WorkerRuntime,
-} from '@agentwire/persistence-worker';
+import { startWorkerRuntime, WorkerConfig } from '@agentwire/persistence-worker';
 import {
   createScratchDatabase,
   dropScratchDatabase,
@@ -21,7 +19,9 @@ import {
   publishWorkItem,
   type WorkItem,
 } from '@agentwire/persistence-worker/testing';
+import { SERVICE_MAINS } from '@agentwire/runtime/testing';
 import { createDatabase, migrate } from '@agentwire/store';
+import { startServiceProcess } from '@agentwire/testing';
 import type { Figure } from '../figure.ts';
 import type { BenchGroup } from '../group.ts';
 import { median, percentile } from '../stats.ts';
@@ -34,6 +34,8 @@ const LAG_SECONDS = 5;
 const FILLER = 200;
 /** Paired raw-insert and one-worker commit measurements; the figures are their medians. */
 const ROUNDS = 3;
+/** How often the commit rate reads the worker processes' counters. */
+const POLL_MS = 20;
 
 const log = (msg: string) => console.error(`[persistence] ${msg}`);
 
@@ -96,10 +98,24 @@ function configFor(databaseUrl: string, prefix: string): WorkerConfig {
   return WorkerConfig.parse({ DATABASE_URL: databaseUrl, NATS_URL, AW_PREFIX: prefix });
 }
 
+/** Messages the worker process at `port` has applied, from its `/metrics`. */
+async function appliedBy(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  let applied = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('agentwire_consumer_messages_processed') && line.includes('"applied"')) {
+      applied += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return applied;
+}
+
 /**
- * Items committed per second by `workers` in-process workers over a pre-published backlog,
- * in steady state: from the first commit to the last, not counting the first batches'
- * items (start-up, connecting and the first pull are not commit throughput).
+ * Items committed per second by `workers` worker processes (the service as operators scale
+ * it, each with its own event loop) over a pre-published backlog, in steady state: from the
+ * moment every process is ready (the items committed before it, by the first one up, are not
+ * counted) to the last commit, read from each process's `/metrics` every
+ * `POLL_MS`.
  */
 async function commitPerS(
   bus: BusConnection,
@@ -120,34 +136,41 @@ async function commitPerS(
   });
   await publishAll(bus.js, n, items);
   const expected = committable(items);
-  let committed = 0;
-  let firstAt = 0;
-  let firstCount = 0;
-  let lastAt = 0;
-  let done: () => void = () => {};
-  const finished = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  const onCommitted = (_c: string, m: readonly unknown[]) => {
-    const now = performance.now();
-    committed += m.length;
-    if (firstAt === 0) {
-      firstAt = now;
-      firstCount = committed;
+  const env = { DATABASE_URL: databaseUrl, NATS_URL, AW_PREFIX: prefix, HTTP_PORT: '0' };
+  const started = await Promise.allSettled(
+    Array.from({ length: workers }, () =>
+      startServiceProcess(SERVICE_MAINS.persistenceWorker, env, {
+        readyWhen: 'persistence-worker started',
+      }),
+    ),
+  );
+  const processes = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  try {
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    const ports = processes.map((p) => {
+      if (p.port === undefined) throw new Error('a worker logged no HTTP port');
+      return p.port;
+    });
+    const committed = async () =>
+      (await Promise.all(ports.map(appliedBy))).reduce((a, b) => a + b, 0);
+    const firstAt = performance.now();
+    const firstCount = await committed();
+    let count = firstCount;
+    let lastAt = firstAt;
+    const deadline = firstAt + 120_000;
+    while (count < expected) {
+      if (performance.now() > deadline) throw new Error(`${count} of ${expected} committed`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+      count = await committed();
+      lastAt = performance.now();
     }
-    lastAt = now;
-    if (committed >= expected) done();
-  };
-  const runtimes: WorkerRuntime[] = [];
-  for (let i = 0; i < workers; i++)
-    runtimes.push(
-      await startWorkerRuntime({ config: configFor(databaseUrl, prefix), onCommitted }),
-    );
-  await finished;
-  const rate = (committed - firstCount) / ((lastAt - firstAt) / 1000);
-  for (const r of runtimes) await r.stop();
-  await deleteStreams(bus, prefix);
-  return rate;
+    return (count - firstCount) / ((lastAt - firstAt) / 1000);
+  } finally {
+    for (const p of processes) p.kill('SIGTERM');
+    await Promise.all(processes.map((p) => p.exited));
+    await deleteStreams(bus, prefix);
+  }
 }
 
 /**
