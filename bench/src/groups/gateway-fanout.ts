@@ -6,7 +6,11 @@
  * `FANOUT_INTERVAL_MS` to change it; not a load test) and its SSE clients (raw sockets in
  * this process) note when each event's frame arrives: the figure is the p99 of
  * publish-to-receive over every (client, event). The raw baseline is the same p99 for one
- * plain NATS subscriber on the session's subject, measured in the same run.
+ * plain NATS subscriber on the session's subject, measured in the same run. The floor is the
+ * same two measurements against fanout-floor-server.ts, a process that only writes each
+ * message as one frame to every socket: `gateway.fanout_floor_ratio` (its 500 over its 1)
+ * is what this machine allows a fanout ratio to be, and `gateway.fanout_over_floor` is the
+ * gateway's 500-client p99 over the floor's.
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
@@ -29,6 +33,10 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const GATEWAY_MAIN = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../../services/gateway/src/main.ts',
+);
+const FLOOR_MAIN = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../fanout-floor-server.ts',
 );
 const WARMUP = 10;
 const EVENTS = 150;
@@ -203,6 +211,7 @@ export async function fanoutFigures(): Promise<Figure[]> {
   const sid = `bench-fanout-${tag}`;
   const bus = await connectBus({ servers: NATS_URL, name: 'bench-fanout' });
   let gateway: ServiceProcess | undefined;
+  let floor: ServiceProcess | undefined;
   try {
     await provision(bus.nc, n);
     // The session exists (the gateway follows only known sessions): one event first.
@@ -222,15 +231,32 @@ export async function fanoutFigures(): Promise<Figure[]> {
     seq = one.seq;
     log(`1 SSE client p99 ${one.p99.toFixed(2)} ms (${one.samples} deliveries)`);
     const many = await fanoutP99(url, bus, n, sid, seq, 500);
+    seq = many.seq;
     log(`500 SSE clients p99 ${many.p99.toFixed(2)} ms (${many.samples} deliveries)`);
+    floor = await startServiceProcess(FLOOR_MAIN, {
+      NATS_URL,
+      FLOOR_SUBJECT: n.sessionFilter(sid),
+    });
+    const floorUrl = `http://127.0.0.1:${floor.port}`;
+    const floorOne = await fanoutP99(floorUrl, bus, n, sid, seq, 1);
+    seq = floorOne.seq;
+    log(`floor, 1 client p99 ${floorOne.p99.toFixed(2)} ms`);
+    const floorMany = await fanoutP99(floorUrl, bus, n, sid, seq, 500);
+    log(`floor, 500 clients p99 ${floorMany.p99.toFixed(2)} ms`);
     return [
       { name: 'gateway.fanout_p99_ms_1_client', value: one.p99, unit: 'ms', baseline: raw.p99 },
       { name: 'gateway.fanout_p99_ms_500_clients', value: many.p99, unit: 'ms', baseline: raw.p99 },
       { name: 'gateway.fanout_ratio', value: many.p99 / one.p99, unit: 'ratio' },
+      { name: 'gateway.fanout_floor_p99_ms_1_client', value: floorOne.p99, unit: 'ms' },
+      { name: 'gateway.fanout_floor_p99_ms_500_clients', value: floorMany.p99, unit: 'ms' },
+      { name: 'gateway.fanout_floor_ratio', value: floorMany.p99 / floorOne.p99, unit: 'ratio' },
+      { name: 'gateway.fanout_over_floor', value: many.p99 / floorMany.p99, unit: 'ratio' },
     ];
   } finally {
     gateway?.kill('SIGTERM');
+    floor?.kill('SIGTERM');
     await gateway?.exited;
+    await floor?.exited;
     await deleteProvisioned(bus.jsm, n).catch(() => undefined);
     await bus.close();
   }
