@@ -8,6 +8,7 @@ export { ensureDurableConsumer } from './ensure-durable-consumer.ts';
 export { eventHeaders } from './event-headers.ts';
 export { followSession, type SessionFollower } from './follow-session.ts';
 export { BLOBS_HEADER, type BlobOffload, resolveBlobs } from './offload-blobs.ts';
+export { isRuntimeFailure } from './outcomes.ts';
 export { natsAuthorizationConfig } from './permissions/nats-config.ts';
 export { NATS_ROLES, type NatsRole, sessionOwnersBucket } from './permissions/nats-roles.ts';
 export { provision } from './provision.ts';
@@ -18,7 +19,6 @@ export { PublishPipeline, type StreamPublisher } from './publish-pipeline.ts';
 export { type Decoded, type Received, startPullConsumer } from './pull-consumer.ts';
 export { QueryClient } from './query-client.ts';
 export {
-  isRuntimeFailure,
   type ProjectionSnapshotReply,
   type RequestOptions,
   RuntimeClient,

@@ -463,8 +463,3 @@ export class RuntimeClient {
     });
   }
 }
-
-/** True when a result is a {@link RuntimeFailure}. */
-export function isRuntimeFailure<T>(result: RuntimeResult<T>): result is RuntimeFailure {
-  return typeof result === 'object' && result !== null && (result as { ok?: unknown }).ok === false;
-}

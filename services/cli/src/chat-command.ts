@@ -1,6 +1,6 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isBaseExpired, isRuntimeFailure } from '@agentwire/bus';
+import { isBaseExpired, isRuntimeFailure } from '@agentwire/bus/outcomes';
 import { isCommandPromptReply, type SessionEvent } from '@agentwire/contracts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
 import { formatCommandResult } from './format-prompt-reply.ts';

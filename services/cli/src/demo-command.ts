@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import type { SessionEvent } from '@agentwire/contracts';
 import { type CliContext, failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isBaseExpired } from '@agentwire/bus';
+import { isBaseExpired } from '@agentwire/bus/outcomes';
 import { type CliContext, checkSessionId } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';
 import { formatEvent } from './format-event.ts';

@@ -5,7 +5,7 @@
  * package's `agentwire` bin. Talks NATS directly (NATS_URL, AW_PREFIX): runtime operations,
  * projection and read-side queries, session following. See `agentwire --help` and the README.
  */
-import { type BusConnection, connectBus, QueryClient, RuntimeClient } from '@agentwire/bus';
+import type { BusConnection } from '@agentwire/bus';
 import { names } from '@agentwire/contracts';
 import { CommanderError } from 'commander';
 import type { CliContext } from './cli-context.ts';
@@ -17,7 +17,11 @@ import { coloursEnabled, createStyle } from './style.ts';
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const err = (line: string) => process.stderr.write(`${line}\n`);
 
+/** The NATS client, loaded by the first command that connects (not by `--help`). */
+const loadBus = () => import('@agentwire/bus');
+
 async function connectWithin(url: string, timeoutMs: number): Promise<BusConnection> {
+  const { connectBus } = await loadBus();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(
@@ -83,6 +87,7 @@ async function main(argv: readonly string[]): Promise<number> {
       }
       const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
       bus = await progress(`connecting to ${url}`, connectWithin(url, connectTimeoutMs()));
+      const { QueryClient, RuntimeClient } = await loadBus();
       process.once('SIGINT', abort);
       process.once('SIGTERM', abort);
       return {

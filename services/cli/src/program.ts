@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import { type SetModeRequest, TICKET_WAIT_MAX_MS } from '@agentwire/contracts';
 import { Argument, Command, Option } from 'commander';
 import { type ChatTerminal, chatCommand } from './chat-command.ts';

@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import type { SetQueueModesRequest } from '@agentwire/contracts';
 import { Argument } from 'commander';
 import { type CliContext, checkSessionId, failureError, print } from './cli-context.ts';

@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import { Option } from 'commander';
 import { checkSessionId, failureError, print } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';

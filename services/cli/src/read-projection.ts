@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import { SessionProjection } from '@agentwire/contracts';
 import { type CliContext, checkSessionId, failureError } from './cli-context.ts';
 import { CliError, EXIT } from './cli-error.ts';

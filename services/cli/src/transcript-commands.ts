@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import type { ExportReply } from '@agentwire/contracts';
 import type { Command } from 'commander';
 import { type CliContext, checkSessionId, failureError, print } from './cli-context.ts';

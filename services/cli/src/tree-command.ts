@@ -1,4 +1,4 @@
-import { isRuntimeFailure } from '@agentwire/bus';
+import { isRuntimeFailure } from '@agentwire/bus/outcomes';
 import { TreeEntryId } from '@agentwire/contracts';
 import { InvalidArgumentError } from 'commander';
 import { type CliContext, checkSessionId, failureError, print } from './cli-context.ts';
