@@ -7,7 +7,7 @@ import {
 import { activeChain } from '@agentwire/domain';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type HistoryStart, MAX_CHAIN_RUNS, readHistoryPage } from './read-side.ts';
+import { type HistoryStart, MAX_CHAIN_RUNS, readHistoryPage } from './read-history.ts';
 import { ensureSession } from './sessions-repository.ts';
 import { truncateAll, useStoreTestContext } from './test-support.ts';
 

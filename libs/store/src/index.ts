@@ -17,13 +17,15 @@ export { migrate } from './migrate.ts';
 export { importMessages } from './persistence-commands.ts';
 export {
   type ChainRuns,
-  deleteSessionRows,
-  listSessionPage,
   MAX_CHAIN_RUNS,
   readHistoryPage,
+  type StoredMessage,
+} from './read-history.ts';
+export {
+  deleteSessionRows,
+  listSessionPage,
   readSessionMarks,
   type SessionPageRow,
-  type StoredMessage,
   setSessionArchived,
 } from './read-side.ts';
 export { readTranscript, type StoredTranscript } from './read-transcript.ts';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { StoredMessage } from './read-side.ts';
+import type { StoredMessage } from './read-history.ts';
 import type { Database, PartRow } from './schema.ts';
 import { withStoreError } from './transaction.ts';
 
