@@ -3,9 +3,6 @@
  */
 import { createEvent } from './create-event.ts';
 import { decodeSessionEvent, encodeSessionEvent } from './parse-session-event.ts';
-import { normalizeToolName } from './parts/tool-name.ts';
-import { isToolPartTransitionAllowed } from './parts/tool-part-status.ts';
-import { parsePersistenceCommand } from './persistence/parse-persistence-command.ts';
 import type { SessionEvent } from './session-event.ts';
 
 /** Creates, encodes, decodes and narrows an event; returns a one-line summary. */
@@ -38,12 +35,4 @@ function describe(event: SessionEvent): string {
     default:
       return event.type;
   }
-}
-
-/** Persistence rules at a glance: R7.6, R7.5 and a command parsed at the worker. */
-export function persistenceExample(): readonly unknown[] {
-  const { toolName, originalToolName } = normalizeToolName(''); // 'empty_tool_name', ''
-  const forward = isToolPartTransitionAllowed('completed', 'running'); // false
-  const parsed = parsePersistenceCommand({ kind: 'drop_table' }); // unknown_command
-  return [toolName, originalToolName, forward, parsed.ok ? 'ok' : parsed.error.code];
 }

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { example, persistenceExample } from './example.ts';
+import { example } from './example.ts';
 
 describe('the README example', () => {
   it('round-trips and narrows an event', () => {
     expect(example(1_700_000_000_000)).toBe('turn 1: fix the flaky test');
-  });
-
-  it('shows the persistence rules', () => {
-    expect(persistenceExample()).toEqual(['empty_tool_name', '', false, 'unknown_command']);
   });
 });

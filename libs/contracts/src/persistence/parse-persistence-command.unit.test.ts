@@ -3,8 +3,12 @@ import { parsePersistenceCommandOrThrow } from '../testing/parse-persistence-com
 import { sampleCompletedToolPart, samplePersistenceCommands } from '../testing/sample-records.ts';
 import { decideVersionedWrite, nextCommandVersion } from './command-version.ts';
 import { decodePersistenceCommand, parsePersistenceCommand } from './parse-persistence-command.ts';
-import { PERSISTENCE_COMMAND_KINDS } from './persistence-command.ts';
+import { PERSISTENCE_COMMAND_SCHEMAS, type PersistenceCommandKind } from './persistence-command.ts';
 import { PersistenceConfirmation } from './persistence-confirmation.ts';
+
+const PERSISTENCE_COMMAND_KINDS = Object.keys(
+  PERSISTENCE_COMMAND_SCHEMAS,
+) as PersistenceCommandKind[];
 
 function failureOf(input: unknown) {
   const result = parsePersistenceCommand(input);

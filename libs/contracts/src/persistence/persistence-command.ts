@@ -241,15 +241,6 @@ export const PERSISTENCE_COMMAND_SCHEMAS = {
 /** The kind of a persistence command. */
 export type PersistenceCommandKind = keyof typeof PERSISTENCE_COMMAND_SCHEMAS;
 
-/**
- * Every command kind.
- *
- * @internal Exported for its tests.
- */
-export const PERSISTENCE_COMMAND_KINDS = Object.keys(
-  PERSISTENCE_COMMAND_SCHEMAS,
-) as PersistenceCommandKind[];
-
 /** A persistence command of kind `K`. */
 export type PersistenceCommandOf<K extends PersistenceCommandKind> = z.infer<
   (typeof PERSISTENCE_COMMAND_SCHEMAS)[K]
