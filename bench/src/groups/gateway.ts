@@ -5,8 +5,9 @@
  * over the session, each read with the cursor a walk from the end gave, after 30 warm-up
  * pages), against the local servers (`DATABASE_URL` / `NATS_URL` or the defaults), in a
  * database and subject prefix of its own. `gateway.history_first_page_ms` is the page from
- * the end, read without a cursor (median of 30): it computes the session's active chain,
- * which a cursor then carries (docs/decisions/0248). Then the SSE fanout figures of
+ * the end, read without a cursor (median of 30): within one run it is read back from the
+ * leaf (docs/decisions/0249), else it computes the session's active chain, which a cursor
+ * then carries (docs/decisions/0248). Then the SSE fanout figures of
  * gateway-fanout.ts.
  */
 import { randomBytes } from 'node:crypto';

@@ -145,7 +145,8 @@ async function walkBackward(limit: number): Promise<string[]> {
  * pivot (on the chain or not), both ways, limits 1 to 3 and 100: the page is the chain's
  * rows beyond the pivot's place in `order`, and `more` says whether more of them follow.
  * Each pivot's pages are read twice: computing the chain, and along the chain the page from
- * the end reported (0248), which must be there whenever the walk reaches a root.
+ * the end, or the page before it, reported (0248), which must be there whenever the walk
+ * reaches a root.
  */
 async function expectPages(
   order: readonly string[],
@@ -163,12 +164,20 @@ async function expectPages(
     const fromEnd = await page({ from: 'end' }, limit);
     expect(ids(fromEnd)).toEqual(chain.slice(Math.max(0, chain.length - limit)));
     expect(fromEnd.more).toBe(chain.length > limit);
-    if (reachesRoot) expect(chain).toContain(fromEnd.chain?.leaf);
-    else expect(fromEnd.chain).toBeNull();
+    // The page from the end reports the chain when it computed it or reached a root within
+    // one run (0249); else the page before it, which computes it, does.
+    const first = ids(fromEnd)[0];
+    const reported =
+      fromEnd.chain ??
+      (fromEnd.more && first !== undefined
+        ? (await page({ pivot: first, direction: 'older' }, limit)).chain
+        : null);
+    if (reachesRoot) expect(chain).toContain(reported?.leaf);
+    else expect(reported).toBeNull();
     for (const [at, pivot] of order.entries()) {
       const newer = order.slice(at + 1).filter((id) => chain.includes(id));
       const older = order.slice(0, at).filter((id) => chain.includes(id));
-      for (const along of [undefined, fromEnd.chain ?? undefined]) {
+      for (const along of [undefined, reported ?? undefined]) {
         const how = `limit ${limit}, ${along === undefined ? 'computed' : 'along the given chain'}`;
         const n = await page({ pivot, direction: 'newer', chain: along }, limit);
         expect(ids(n), `newer than ${pivot}, ${how}`).toEqual(newer.slice(0, limit));
@@ -279,7 +288,7 @@ describe('readHistoryPage along the active chain (docs/decisions/0239)', () => {
 
   it('reads along a given chain only while its leaf is the leaf (0248)', async () => {
     await seed(linear(6));
-    const before = await page({ from: 'end' }, 2);
+    const before = await page({ pivot: 'm5', direction: 'older' }, 2);
     expect(before.chain).toEqual({ leaf: 'm6', runs: [['m1', 'm6']] });
     const along = { pivot: 'm5', direction: 'older', chain: before.chain ?? undefined } as const;
     expect(ids(await page(along, 2))).toEqual(['m3', 'm4']);
@@ -297,6 +306,30 @@ describe('readHistoryPage along the active chain (docs/decisions/0239)', () => {
     // Past the chain's end the given chain finds nothing, and the page is computed again.
     const end = await page({ pivot: 'm1', direction: 'older', chain: after.chain ?? undefined }, 2);
     expect([ids(end), end.more, end.chain]).toEqual([[], false, null]);
+  });
+
+  it('reads the page from the end back from the leaf while it is one run (0249)', async () => {
+    await seed(linear(6));
+    // Within one run, no pass over the session: no chain to report unless a root is reached.
+    const newest = await page({ from: 'end' }, 2);
+    expect([ids(newest), newest.more, newest.chain]).toEqual([['m5', 'm6'], true, null]);
+    const whole = await page({ from: 'end' }, 6);
+    expect([ids(whole), whole.more, whole.chain]).toEqual([
+      ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'],
+      false,
+      { leaf: 'm6', runs: [['m1', 'm6']] },
+    ]);
+    // A rewind to m2 puts a branch point among the newest rows: the chain is computed.
+    await seed([{ id: 'm7', parent: 'm2' }, { id: 'm8' }], 6);
+    const after = await page({ from: 'end' }, 3);
+    expect([ids(after), after.more]).toEqual([['m2', 'm7', 'm8'], true]);
+    expect(after.chain).toEqual({
+      leaf: 'm8',
+      runs: [
+        ['m7', 'm8'],
+        ['m1', 'm2'],
+      ],
+    });
   });
 
   it(`reports no chain to reuse when it has more than ${MAX_CHAIN_RUNS} runs`, async () => {

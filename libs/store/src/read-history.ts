@@ -53,7 +53,8 @@ export type HistoryPage =
       /**
        * The chain the page was read along, for the next page to reuse: `null` when the page
        * is empty, when the walk did not reach a root (a parent not in the session, a cycle),
-       * or when it has more than {@link MAX_CHAIN_RUNS} runs.
+       * when it has more than {@link MAX_CHAIN_RUNS} runs, or when the page from the end was
+       * read within one run that goes on beyond it (docs/decisions/0249).
        */
       readonly chain: ChainRuns | null;
     };
@@ -168,6 +169,8 @@ interface ChainReport {
  * written becomes the leaf, a move writes its notice as the newest row, and a rewrite keeps
  * its parent. Otherwise, or when that read finds no row (the end of the chain, or another
  * leaf), the chain is computed again ({@link activeChainRuns}: one pass over the session).
+ * The page from the end is read back from the leaf instead while it lies within one run
+ * ({@link readLeafRun}, docs/decisions/0249).
  */
 async function readChainRows(
   trx: Transaction<Database>,
@@ -191,6 +194,10 @@ async function readChainRows(
       select 1 from runs r
       where (m.created_at, m.id) between (r.first_at, r.first_id) and (r.last_at, r.last_id)
     )`;
+  if (!('pivot' in start) && start.from === 'end') {
+    const fromLeaf = await readLeafRun(trx, sessionId, limit);
+    if (fromLeaf !== undefined) return fromLeaf;
+  }
   const given = 'pivot' in start ? start.chain : undefined;
   if (given !== undefined && given.runs.length > 0) {
     const { rows } = await sql<MessageRow>`
@@ -228,6 +235,45 @@ async function readChainRows(
     rows: rows.map(({ chain: _, ...row }) => row),
     chain: report === null || report === undefined ? null : chainOf(JSON.parse(report)),
   };
+}
+
+/**
+ * The page from the end when it lies within one run (docs/decisions/0249): the newest
+ * `limit` rows at or before the leaf, read from the session index, are the chain's newest
+ * rows as long as each row's parent is the row read after it (its predecessor in the
+ * order), so no pass over the session is needed. Undefined when a row among them is the
+ * head of its run with a parent elsewhere (a branch point): the caller computes the chain.
+ * The chain is reported only when the walk reached a root; otherwise the next page computes
+ * it, once, for the pages after it.
+ */
+async function readLeafRun(
+  trx: Transaction<Database>,
+  sessionId: string,
+  limit: number,
+): Promise<ChainPage | undefined> {
+  const { rows } = await sql<MessageRow & { tree_linked: boolean; tree_parent: string | null }>`
+    with ${leafOf(sessionId)}
+    select m.id, m.session_id, m.role, m.data, m.version, m.created_at, m.tree_linked,
+      m.tree_parent
+    from messages m cross join leaf l
+    where m.session_id = ${sessionId} and (m.created_at, m.id) <= (l.created_at, l.id)
+    order by m.created_at desc, m.id desc
+    limit ${limit}`.execute(trx);
+  const page: MessageRow[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const { tree_linked: linked, tree_parent: parent, ...row } = rows[i] as (typeof rows)[number];
+    page.push(row);
+    const before = rows[i + 1];
+    if (page.length === limit) return { rows: page, chain: null };
+    // The parent: the explicit link, else the row before (none before the oldest: a root).
+    const parentId = linked ? parent : (before?.id ?? null);
+    if (parentId === null) {
+      const leaf = page[0] as MessageRow;
+      return { rows: page, chain: { leaf: leaf.id, runs: [[row.id, leaf.id]] } };
+    }
+    if (before === undefined || parentId !== before.id) return undefined;
+  }
+  return { rows: page, chain: null };
 }
 
 /** The chain a full read reports, if the next page can reuse it. */
