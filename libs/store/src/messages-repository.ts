@@ -230,7 +230,11 @@ export async function loadTranscript(
       .orderBy('id')
       .execute();
     const byMessage = new Map<string, PartRow[]>();
-    for (const p of parts) byMessage.set(p.message_id, [...(byMessage.get(p.message_id) ?? []), p]);
+    for (const p of parts) {
+      const list = byMessage.get(p.message_id);
+      if (list === undefined) byMessage.set(p.message_id, [p]);
+      else list.push(p);
+    }
     return messages.map((message) => ({ message, parts: byMessage.get(message.id) ?? [] }));
   });
 }

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, MessageRow, PartRow } from './schema.ts';
-import { withStoreError } from './transaction.ts';
+import { inReadSnapshot } from './transaction.ts';
 
 /**
  * The read side's history pages (DESIGN.md "The read side"): one session's messages with
@@ -325,40 +325,34 @@ export async function readHistoryPage(
   start: HistoryStart,
   limit: number,
 ): Promise<HistoryPage> {
-  return withStoreError('readHistoryPage', () =>
-    db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute(async (trx) => {
-        const session = await trx
-          .selectFrom('sessions')
-          .select('last_sequence')
-          .where('id', '=', sessionId)
-          .where('created_at', 'is not', null)
-          .executeTakeFirst();
-        if (session === undefined) return { found: false, reason: 'no_session' } as const;
-        if ('pivot' in start) {
-          const pivot = await trx
-            .selectFrom('messages')
-            .select('id')
-            .where('id', '=', start.pivot)
-            .where('session_id', '=', sessionId)
-            .executeTakeFirst();
-          if (pivot === undefined) return { found: false, reason: 'no_pivot' } as const;
-        }
-        const { rows, chain } = await readChainRows(trx, sessionId, start, limit + 1);
-        const more = rows.length > limit;
-        const page = rows.slice(0, limit);
-        if (readsNewestFirst(start)) page.reverse();
-        const parts = await readParts(trx, page);
-        return {
-          found: true,
-          messages: page.map((message) => ({ message, parts: parts.get(message.id) ?? [] })),
-          more,
-          lastSequence: session.last_sequence,
-          chain,
-        } as const;
-      }),
-  );
+  return inReadSnapshot(db, 'readHistoryPage', async (trx) => {
+    const session = await trx
+      .selectFrom('sessions')
+      .select('last_sequence')
+      .where('id', '=', sessionId)
+      .where('created_at', 'is not', null)
+      .executeTakeFirst();
+    if (session === undefined) return { found: false, reason: 'no_session' } as const;
+    if ('pivot' in start) {
+      const pivot = await trx
+        .selectFrom('messages')
+        .select('id')
+        .where('id', '=', start.pivot)
+        .where('session_id', '=', sessionId)
+        .executeTakeFirst();
+      if (pivot === undefined) return { found: false, reason: 'no_pivot' } as const;
+    }
+    const { rows, chain } = await readChainRows(trx, sessionId, start, limit + 1);
+    const more = rows.length > limit;
+    const page = rows.slice(0, limit);
+    if (readsNewestFirst(start)) page.reverse();
+    const parts = await readParts(trx, page);
+    return {
+      found: true,
+      messages: page.map((message) => ({ message, parts: parts.get(message.id) ?? [] })),
+      more,
+      lastSequence: session.last_sequence,
+      chain,
+    } as const;
+  });
 }

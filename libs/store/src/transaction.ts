@@ -20,6 +20,20 @@ export async function inTransaction<T>(
   }
 }
 
+/**
+ * Runs the reads of `fn` in one read-only repeatable-read transaction, so they all see the
+ * same moment of the store. Errors leave as {@link StoreError}s naming `operation`.
+ */
+export function inReadSnapshot<T>(
+  db: Kysely<Database>,
+  operation: string,
+  fn: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return withStoreError(operation, () =>
+    db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(fn),
+  );
+}
+
 /** Runs one statement (or a read) and wraps its failure as a {@link StoreError}. */
 export async function withStoreError<T>(operation: string, fn: () => Promise<T>): Promise<T> {
   try {
