@@ -273,6 +273,7 @@ async function readLeafRun(
     }
     if (before === undefined || parentId !== before.id) return undefined;
   }
+  // Only a session without messages gets here.
   return { rows: page, chain: null };
 }
 
