@@ -10,7 +10,6 @@ export {
   type TranscriptPart,
   type TranscriptRow,
 } from './kernel/history-from-transcript.ts';
-export type { Admission } from './kernel/input-dispatcher.ts';
 export { chainedWriter, MessageChain } from './kernel/message-chain.ts';
 export { recoveryTypes } from './kernel/normalise-submission.ts';
 export { type TurnScan, TurnScanner } from './kernel/open-turn.ts';
@@ -35,8 +34,10 @@ export type {
 export { discardLeftoverInputs, reconcileOpenTurn } from './kernel/reconcile-open-turn.ts';
 export type { LastRequest } from './kernel/request-chain.ts';
 export { RuntimeError } from './kernel/runtime-error.ts';
-export { RuntimeSession, type SessionStart } from './kernel/runtime-session.ts';
+export { RuntimeSession } from './kernel/runtime-session.ts';
 export { SessionEmitter } from './kernel/session-emitter.ts';
+export type { SessionStart } from './kernel/session-options.ts';
+export type { Admission } from './kernel/submission.ts';
 export type { TitleGenerator, TitleGeneratorResult } from './kernel/title-job.ts';
 export {
   type FileWritten,

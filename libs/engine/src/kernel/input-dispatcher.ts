@@ -1,7 +1,7 @@
-import type { SteerDiscardReason, SteerRejectReason } from '@agentwire/contracts';
+import type { SteerDiscardReason } from '@agentwire/contracts';
 import type { ModelMessage } from '@agentwire/model';
 import type { ActionDispatch } from './action-dispatch.ts';
-import { decideAdmission, inputPreview, type RequestedDelivery } from './admission.ts';
+import { decideAdmission, inputPreview } from './admission.ts';
 import type { InputFile, QueuePolicy } from './feature.ts';
 import { promoteUserInput } from './input-promotion.ts';
 import type { InputQueue, PendingInput, SessionCommandAction } from './input-queue.ts';
@@ -10,68 +10,16 @@ import type { IdSource, RuntimeClock, RuntimeLogger } from './ports.ts';
 import { QueueEditor } from './queue-editor.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import type {
+  Admission,
+  EarlierInput,
+  InputSettlement,
+  SubmitOptions,
+  TurnTicket,
+} from './submission.ts';
 import type { TranscriptWriter, UserMessageWrite } from './transcript-writer.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 import { userContent } from './user-content.ts';
-
-/** A running or finished turn as seen by the caller. */
-export interface TurnTicket {
-  readonly turnId: string;
-  readonly done: Promise<TurnOutcome>;
-}
-
-/** Options of {@link InputDispatcher.submit} (and `RuntimeSession.submit`). */
-export interface SubmitOptions {
-  /** The input's command id (= ledger id, R14.1); generated when absent. */
-  readonly inputId?: string | undefined;
-  /** How to deliver it while a turn runs; `queue` by default. */
-  readonly delivery?: RequestedDelivery | undefined;
-  /** The turn the submitter saw running; another one means `expected_turn_mismatch`. */
-  readonly expectedTurnId?: string | undefined;
-  /** The files its `@file` references named (R7.3), read at normalisation. */
-  readonly files?: readonly InputFile[] | undefined;
-  /** A session-level command while the session is busy: always queued (0238). */
-  readonly command?: SessionCommandAction | undefined;
-}
-
-/** Where a queued or guided input ended up (R14.3). */
-export type InputSettlement =
-  | { readonly kind: 'started'; readonly turnId: string; readonly done: Promise<TurnOutcome> }
-  | { readonly kind: 'drained'; readonly turnId: string; readonly messageId: string }
-  | { readonly kind: 'discarded'; readonly reason: SteerDiscardReason }
-  | { readonly kind: 'abandoned' };
-
-/** The answer to a submission (R12.4 "accepted", R14.4). */
-export type Admission =
-  | {
-      readonly ok: true;
-      readonly inputId: string;
-      readonly delivery: 'startNow';
-      readonly turnId: string;
-      readonly done: Promise<TurnOutcome>;
-    }
-  | {
-      readonly ok: true;
-      readonly inputId: string;
-      readonly delivery: 'queue' | 'guide';
-      readonly targetTurnId: string | null;
-      readonly queueLength: number;
-      readonly settled: Promise<InputSettlement>;
-    }
-  | {
-      /** A slash command run directly (R12.1): nothing was admitted or sent to the model. */
-      readonly ok: true;
-      readonly inputId: string;
-      readonly delivery: 'command';
-      readonly command: string;
-      readonly result: Readonly<Record<string, unknown>>;
-    }
-  | { readonly ok: false; readonly inputId: string; readonly reason: SteerRejectReason };
-
-/** What the stream says of an input admitted before this load: its turn, if it got one. */
-export interface EarlierInput {
-  readonly turnId?: string | undefined;
-}
 
 /** How many admissions a session remembers, to answer a retried submission (idempotency). */
 const REMEMBERED_ADMISSIONS = 1_024;

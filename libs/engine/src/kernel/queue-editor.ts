@@ -1,11 +1,11 @@
 import type { ActionDispatch } from './action-dispatch.ts';
 import type { InputFile } from './feature.ts';
-import type { InputSettlement } from './input-dispatcher.ts';
 import type { InputQueue, PendingInput } from './input-queue.ts';
 import type { LedgerBook } from './ledger-book.ts';
 import type { IdSource } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
+import type { InputSettlement } from './submission.ts';
 
 /** What {@link QueueEditor} edits, and how it tells the rest of the session. */
 export interface QueueEditorDeps {

@@ -1,110 +1,26 @@
-import type { ActionState, ModelSelection, SessionEvent, TitleSource } from '@agentwire/contracts';
-import type { TitleGenerationConfig } from '@agentwire/domain';
-import type { ModelMessage, ModelProvider } from '@agentwire/model';
+import type { ActionState } from '@agentwire/contracts';
+import type { ModelMessage } from '@agentwire/model';
 import { ActionDispatch } from './action-dispatch.ts';
-import type { CatalogModel, SessionFeature, SessionStatus, SyntheticTurn } from './feature.ts';
+import type { SessionStatus, SyntheticTurn } from './feature.ts';
 import { IdleScheduler } from './idle-scheduler.ts';
-import {
-  type Admission,
-  type EarlierInput,
-  InputDispatcher,
-  type SubmitOptions,
-  type TurnTicket,
-} from './input-dispatcher.ts';
+import { InputDispatcher } from './input-dispatcher.ts';
 import { InputQueue } from './input-queue.ts';
 import { LedgerBook } from './ledger-book.ts';
 import { chainedWriter, MessageChain } from './message-chain.ts';
 import { TurnScanner } from './open-turn.ts';
 import { type PermissionAnswer, PermissionBroker } from './permission-broker.ts';
-import type {
-  CheckpointStore,
-  ContentHasher,
-  IdSource,
-  RuntimeClock,
-  RuntimeLogger,
-  SessionReplacements,
-  TranscriptReader,
-  WorkspaceFiles,
-} from './ports.ts';
-import { type LastRequest, RequestChain } from './request-chain.ts';
+import { RequestChain } from './request-chain.ts';
 import { RuntimeError } from './runtime-error.ts';
-import type { SessionEmitter } from './session-emitter.ts';
 import { SessionFeatures } from './session-features.ts';
+import type { RuntimeSessionOptions } from './session-options.ts';
 import { SessionTitle } from './session-title.ts';
 import { runSessionTurn, type SessionTurnDeps } from './session-turn.ts';
-import type { TitleGenerator } from './title-job.ts';
-import type { ToolDefinition } from './tool-definition.ts';
-import type { TranscriptWriter } from './transcript-writer.ts';
-import { type EvictSealedTurn, TransientEviction } from './transient-eviction.ts';
+import type { Admission, SubmitOptions, TurnTicket } from './submission.ts';
+import { TransientEviction } from './transient-eviction.ts';
 import { TurnSlot } from './turn-slot.ts';
 
 /** How much of a submission `turn_input_received` carries (characters). */
 const RECEIVED_PREVIEW_CHARS = 2_000;
-
-/** What a session starts from: fresh, or recovered from Postgres (R10.4). */
-export interface SessionStart {
-  /** True once the session row exists (R13.2: born lazily at the first prompt). */
-  readonly persisted: boolean;
-  readonly title: string | null;
-  /** The stored title's source (R9.1); a `custom` one is never generated over (R9.3). */
-  readonly titleSource?: TitleSource | null;
-  readonly turnCount: number;
-  readonly history: ModelMessage[];
-  /** The last sealed turn whose transient events may still be retained. */
-  readonly lastSealedTurnId?: string;
-  /** Inputs accepted before this load (a retry of one is not a new input). */
-  readonly earlierInputs?: ReadonlyMap<string, EarlierInput>;
-  /** The stream's last main-turn `model_request`, rebuilt: the next one's base (0161). */
-  readonly lastRequest?: LastRequest;
-  /** The last event of each type the features recover from (`recoveryTypes`), in order. */
-  readonly featureEvents?: readonly SessionEvent[];
-  /** The session tree's current leaf and its parent (docs/decisions/0239); none when empty. */
-  readonly leaf?: { readonly id: string; readonly parentId: string | null };
-}
-
-/** Dependencies of {@link RuntimeSession}. */
-export interface RuntimeSessionOptions {
-  readonly emitter: SessionEmitter;
-  readonly writer: TranscriptWriter;
-  readonly model: ModelProvider;
-  readonly tools: ReadonlyMap<string, ToolDefinition>;
-  readonly clock: RuntimeClock;
-  readonly ids: IdSource;
-  readonly logger: RuntimeLogger;
-  readonly cwd: string;
-  readonly root: string;
-  readonly permissionTimeoutMs: number;
-  readonly maxSteps?: number;
-  readonly start: SessionStart;
-  readonly evictSealedTurn?: EvictSealedTurn;
-  /** How long the first step waits for the user message's commit (flow 1). */
-  readonly confirmTimeoutMs?: number;
-  /** Inputs larger than this (UTF-8 bytes) are rejected `input_too_large` (R14.4). */
-  readonly maxInputBytes?: number;
-  /** R9.5: absent means off; `{}` turns title generation on. */
-  readonly titleGeneration?: TitleGenerationConfig;
-  /** The title sidecar (flow 4); without it no title is generated. */
-  readonly titleGenerator?: TitleGenerator;
-  /** `titleGeneration.modelSelection` (R9.6); the session's model when absent. */
-  readonly titleModel?: ModelSelection;
-  /** Digests of `model_request` chains (docs/decisions/0161); none without it. */
-  readonly hasher?: ContentHasher;
-  /** What submissions are normalised with (R12.1, docs/decisions/0220); none: plain prompts. */
-  readonly features?: readonly SessionFeature[];
-  /** The workspace `@file` references and prompt templates are read from (R12.1). */
-  readonly workspace?: WorkspaceFiles;
-  /**
-   * The configured models, the session's starting one first (R7.4, docs/decisions/0224);
-   * without them, `model` alone with default limits.
-   */
-  readonly models?: readonly CatalogModel[];
-  /** Where workspace checkpoints go (docs/decisions/0225); none are taken without it. */
-  readonly checkpoints?: CheckpointStore;
-  /** The stored transcript, read back for the session tree's moves (0239). */
-  readonly transcripts?: TranscriptReader;
-  /** New sessions made from this one: a fork (0240). */
-  readonly replacements?: SessionReplacements;
-}
 
 /**
  * One resident session: its conversation and its one running turn at a time. Inputs are

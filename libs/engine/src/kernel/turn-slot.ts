@@ -1,10 +1,10 @@
 import type { SessionEvent } from '@agentwire/contracts';
 import { BrokerUnavailableError } from './early-turn-end.ts';
-import type { TurnTicket } from './input-dispatcher.ts';
 import type { IdSource, RuntimeLogger } from './ports.ts';
 import { RuntimeError } from './runtime-error.ts';
 import type { SessionEmitter } from './session-emitter.ts';
 import type { TurnStart } from './session-turn.ts';
+import type { TurnTicket } from './submission.ts';
 import type { TurnOutcome } from './turn-runner.ts';
 
 /** The running turn, as the session's other parts may read it. */

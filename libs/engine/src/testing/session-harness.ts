@@ -3,8 +3,9 @@ import { createScriptedProvider } from '@agentwire/model';
 import { builtinFeatures } from '../features/builtin-features.ts';
 import { EventAppender } from '../kernel/event-appender.ts';
 import { EventNumbering } from '../kernel/event-numbering.ts';
-import { RuntimeSession, type RuntimeSessionOptions } from '../kernel/runtime-session.ts';
+import { RuntimeSession } from '../kernel/runtime-session.ts';
 import { SessionEmitter } from '../kernel/session-emitter.ts';
+import type { RuntimeSessionOptions } from '../kernel/session-options.ts';
 import type { ToolDefinition } from '../kernel/tool-definition.ts';
 import {
   countingIds,

@@ -1,5 +1,5 @@
-import type { SubmitOptions, TurnTicket } from '../kernel/input-dispatcher.ts';
 import type { RuntimeSession } from '../kernel/runtime-session.ts';
+import type { SubmitOptions, TurnTicket } from '../kernel/submission.ts';
 
 /**
  * Submits `input` through admission (R12.1, R14), as a frontend's prompt does, and returns

@@ -3,7 +3,7 @@ import type { ModelRequest } from '@agentwire/model';
 import { waitUntil } from '@agentwire/testing';
 import { describe, expect, it } from 'vitest';
 import { historyFromTranscript, type TranscriptRow } from '../../kernel/history-from-transcript.ts';
-import type { SessionStart } from '../../kernel/runtime-session.ts';
+import type { SessionStart } from '../../kernel/session-options.ts';
 import { memoryTools } from '../../testing/memory-tools.ts';
 import { recordingModel } from '../../testing/recording-model.ts';
 import { createSessionHarness } from '../../testing/session-harness.ts';
