@@ -27,7 +27,7 @@ afterAll(async () => {
 /** A durable consumer on `<prefix>.pull.<topic>`, created the services' way. */
 async function durable(topic: string, ackWaitMs = 30_000) {
   const jsm = await jetstreamManager(nc);
-  await ensureDurableConsumer(jsm, {
+  const consumer = await ensureDurableConsumer(nc, jsm, {
     stream,
     durable: topic,
     filterSubject: `${env.prefix}.pull.${topic}`,
@@ -35,7 +35,7 @@ async function durable(topic: string, ackWaitMs = 30_000) {
     maxAckPending: 1_000,
   });
   return {
-    consumer: await jetstream(nc).consumers.get(stream, topic),
+    consumer,
     backlog: async () => {
       const info = await jsm.consumers.info(stream, topic);
       return { pending: info.num_pending, ackPending: info.num_ack_pending };

@@ -85,6 +85,9 @@ export async function startPullConsumer<T>(
   keepAlive?.unref();
   const messages: ConsumerMessages = await options.consumer.consume({
     max_messages: options.batchSize * 2,
+    // No consumer info after a reconnect or missed heartbeats: on NATS 2.9 one makes the
+    // server recount a wildcard consumer's pending on every delivery (docs/decisions/0250).
+    bind: true,
     callback: (msg) => {
       queue.push(msg);
       if (queue.length >= options.batchSize || inFlight.size === 0) wake?.();

@@ -3,7 +3,7 @@ import type { Names } from '@agentwire/contracts';
 import type { Database } from '@agentwire/store';
 import { classifyPgError } from '@agentwire/store';
 import type { Logger } from '@agentwire/telemetry';
-import type { JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
@@ -63,14 +63,14 @@ export async function startPersistenceWorker(
 ): Promise<PersistenceWorker> {
   const { settings, names: n } = deps;
   const maxAckPending = Math.max(1000, settings.batchSize * 8);
-  await ensureDurableConsumer(deps.jsm, {
+  const eventsConsumer = await ensureDurableConsumer(deps.nc, deps.jsm, {
     stream: n.eventsStream,
     durable: settings.eventsDurable,
     filterSubject: n.allEventsFilter,
     ackWaitMs: settings.ackWaitMs,
     maxAckPending,
   });
-  await ensureDurableConsumer(deps.jsm, {
+  const commandsConsumer = await ensureDurableConsumer(deps.nc, deps.jsm, {
     stream: n.commandsStream,
     durable: settings.commandsDurable,
     filterSubject: n.allCommandsFilter,
@@ -79,13 +79,13 @@ export async function startPersistenceWorker(
   });
   const start = async <T>(
     which: 'events' | 'commands',
-    stream: string,
+    consumer: Consumer,
     durable: string,
     handler: BatchHandler<T>,
   ): Promise<RunningBatchConsumer> =>
     startBatchConsumer({
       name: durable,
-      consumer: await deps.js.consumers.get(stream, durable),
+      consumer,
       handler,
       batchSize: settings.batchSize,
       maxInFlight: settings.batchesInFlight,
@@ -104,13 +104,13 @@ export async function startPersistenceWorker(
   const consumers = [
     await start(
       'events',
-      n.eventsStream,
+      eventsConsumer,
       settings.eventsDurable,
       eventBatchHandler(deps.db, { maxMessageBytes: settings.maxMessageBytes, names: n }),
     ),
     await start(
       'commands',
-      n.commandsStream,
+      commandsConsumer,
       settings.commandsDurable,
       commandBatchHandler({
         db: deps.db,

@@ -32,7 +32,7 @@ describe('the projection consumer (DESIGN.md flow 3)', () => {
   it('knows its backlog from its deliveries: left in the stream plus handed over and unsettled (0246)', async () => {
     const n = namesOf(env.prefix);
     const durable = 'backlog-test';
-    await ensureDurableConsumer(bus.jsm, {
+    const durableConsumer = await ensureDurableConsumer(bus.nc, bus.jsm, {
       stream: n.eventsStream,
       durable,
       filterSubject: n.allEventsFilter,
@@ -49,6 +49,7 @@ describe('the projection consumer (DESIGN.md flow 3)', () => {
     const held: Delivery[] = [];
     const consumer = await consumeEvents({
       js: bus.js,
+      consumer: durableConsumer,
       names: n,
       durable,
       accept: (d) => held.push(d),

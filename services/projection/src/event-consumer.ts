@@ -1,13 +1,15 @@
 import { type Decoded, publishDeadLetter, startPullConsumer } from '@agentwire/bus';
 import type { Names } from '@agentwire/contracts';
 import { type Logger, noopLogger } from '@agentwire/telemetry';
-import type { JetStreamClient, JsMsg } from '@nats-io/jetstream';
+import type { Consumer, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import { type DecodedDelivery, decodeDelivery } from './decode-delivery.ts';
 import type { Delivery } from './delivery.ts';
 
 /** What {@link consumeEvents} hands each decoded message to, and where refusals go. */
 export interface ConsumeEventsOptions {
   readonly js: JetStreamClient;
+  /** The shared durable, bound (`ensureDurableConsumer`). */
+  readonly consumer: Consumer;
   readonly names: Names;
   readonly durable: string;
   /** Receives every valid delivery with the message body as stored (for forwarding). */
@@ -88,7 +90,7 @@ export async function consumeEvents(options: ConsumeEventsOptions): Promise<Even
   };
   const running = await startPullConsumer<Extract<DecodedDelivery, { ok: true }>>({
     name: options.durable,
-    consumer: await options.js.consumers.get(options.names.eventsStream, options.durable),
+    consumer: options.consumer,
     decode,
     // Handed over at once: the applier holds, applies and settles each delivery itself.
     deliver: async (batch) => {

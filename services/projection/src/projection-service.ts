@@ -71,7 +71,7 @@ export async function startProjectionService(
   });
   await migrate(db);
   await ensureStreams(bus.nc, bus.jsm, n, config.AW_REPLICAS);
-  await ensureDurableConsumer(bus.jsm, {
+  const eventsConsumer = await ensureDurableConsumer(bus.nc, bus.jsm, {
     stream: n.eventsStream,
     durable: config.AW_PROJECTION_DURABLE,
     filterSubject: n.allEventsFilter,
@@ -199,6 +199,7 @@ export async function startProjectionService(
   if (affinity) router.start();
   const consumer: EventConsumer = await consumeEvents({
     js: bus.js,
+    consumer: eventsConsumer,
     names: n,
     durable: config.AW_PROJECTION_DURABLE,
     accept: affinity ? (d, data) => router.route(d, data) : (d) => applier.accept(d),

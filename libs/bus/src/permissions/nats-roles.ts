@@ -66,6 +66,8 @@ function reading(stream: string): string[] {
     `$JS.API.CONSUMER.CREATE.${stream}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${stream}.*`,
     `$JS.API.CONSUMER.INFO.${stream}.*`,
+    // Whether a shared durable exists, without a consumer info (docs/decisions/0250).
+    `$JS.API.CONSUMER.NAMES.${stream}`,
     `$JS.API.CONSUMER.DELETE.${stream}.*`,
     `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
     `$JS.ACK.${stream}.>`,
