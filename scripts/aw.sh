@@ -9,9 +9,10 @@ export PATH="$AW_ROOT/node_modules/.bin:$PATH"
 
 task="${1:-}"; shift || true
 case "$task" in
-  test)      exec vitest run "$@" ;;
+  # The frontend end-to-end files need tmux and Chromium (scripts/frontend-tools.sh).
+  test)      . scripts/frontend-tools.sh; ensure_frontend_tools || true; exec vitest run "$@" ;;
   test:unit) exec vitest run --project unit "$@" ;;
-  test:int)  exec vitest run --project int "$@" ;;
+  test:int)  . scripts/frontend-tools.sh; ensure_frontend_tools || true; exec vitest run --project int "$@" ;;
   # Style (biome), then knip (knip.json, docs/decisions/0152): no unused file, dependency or
   # export, no undeclared dependency; then, production code only, no export that only tests
   # import (an export kept for its tests says so with `@internal`).
