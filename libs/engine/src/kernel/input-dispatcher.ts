@@ -57,13 +57,12 @@ export interface InputDispatcherDeps {
   readonly sessionBusy?: () => boolean;
   /** Inputs this session admitted before it was loaded here (the stream's), by id. */
   readonly earlierInputs?: ReadonlyMap<string, EarlierInput> | undefined;
-  /** Starts a turn for an input; `admitted` when `turn_steer_queued` was already emitted. */
+  /** Starts a turn for an input, whose `turn_steer_queued` was emitted already. */
   readonly startTurn: (
     input: string,
     files: readonly InputFile[],
     inputId: string,
     traceId: string,
-    admitted: boolean,
     command?: SessionCommandAction,
   ) => TurnTicket;
 }
@@ -178,8 +177,20 @@ export class InputDispatcher {
     if (delivery === 'startNow') {
       // Selected at once: it never waited, so its dispatch is not reported (0235).
       this.#actions.add(inputId, false).select(this.#d.ids.newId('rsv'));
-      const ticket = this.#d.startTurn(input, files, inputId, traceId, false);
-      const admission = { ok: true, inputId, delivery: 'startNow', ...ticket } as const;
+      // Admitted before its turn's first event. The turn does not wait for it (the worker
+      // takes the admission and the promotion in any order, 0031; a takeover settles a
+      // promotion in flight either way, 0237: one broker round trip less before the
+      // commit, issue 11), but the answer does: an input is accepted once it is stored
+      // (R14.3), so a runtime that lost its lease or dies meanwhile accepts nothing.
+      const stored = this.#admitStartNow(input, files, inputId, traceId);
+      stored.catch((err: unknown) =>
+        this.#d.logger.warn(
+          { err, sessionId: this.#d.emitter.sessionId },
+          'admission event failed',
+        ),
+      );
+      const ticket = this.#d.startTurn(input, files, inputId, traceId);
+      const admission = { ok: true, inputId, delivery: 'startNow', ...ticket, stored } as const;
       this.#remember(admission);
       return admission;
     }
@@ -210,7 +221,7 @@ export class InputDispatcher {
   }
 
   /** Flow 1: an input that starts a turn at once is admitted to the ledger first (R6). */
-  async admitStartNow(
+  async #admitStartNow(
     input: string,
     files: readonly InputFile[],
     inputId: string,
@@ -357,7 +368,6 @@ export class InputDispatcher {
       next.files,
       next.inputId,
       next.traceId,
-      true,
       next.command,
     );
     this.#actions.holdBatch(ticket.turnId, rest);

@@ -109,14 +109,13 @@ export class RuntimeSession {
         const { turnId, inputId, controller } = active;
         return { turnId, inputId, stopping: controller.signal.aborted };
       },
-      startTurn: (input, files, inputId, traceId, admitted, command) =>
+      startTurn: (input, files, inputId, traceId, command) =>
         this.#turn.start({
           turnId: options.ids.newId('turn'),
           input,
           files,
           inputId,
           traceId,
-          admitted,
           ...(command === undefined ? {} : { command }),
         }),
     });
@@ -448,17 +447,15 @@ export class RuntimeSession {
   }
 
   #startFeatureTurn(turn: SyntheticTurn): void {
-    const ticket = this.#turn.start({
+    // Nobody awaits a feature's turn: how it ended is on the wire and in the log.
+    this.#turn.start({
       turnId: this.#o.ids.newId('turn'),
       input: turn.notice,
       files: [],
       inputId: undefined,
       traceId: this.#o.ids.newTraceId(),
-      admitted: true,
       synthetic: turn,
     });
-    // Nobody awaits a feature's turn: how it ended is on the wire and in the log.
-    ticket.done.catch(() => undefined);
   }
 
   #sealed(turnId: string): void {

@@ -27,8 +27,6 @@ export interface TurnStart {
   /** The submission's id (R14.1); none for a turn a feature started. */
   readonly inputId: string | undefined;
   readonly traceId: string;
-  /** True when `turn_steer_queued` was emitted at admission (a queued input). */
-  readonly admitted: boolean;
   /** A feature's own turn (docs/decisions/0231): a synthetic notice, not a submission. */
   readonly synthetic?: SyntheticTurn;
   /** A queued session-level command (0238): its turn runs the command, not the model. */
@@ -75,16 +73,6 @@ export async function runSessionTurn(
   const titleInput = synthetic?.titleInput ?? input;
   let started = false;
   try {
-    if (inputId !== undefined && !spec.admitted) {
-      // Numbered now, published in order, not waited for: the worker takes the admission
-      // and the promotion in any order (0031), and a takeover settles a promotion in
-      // flight either way (0237). One broker round trip less before the commit (issue 11).
-      void d.inputs
-        .admitStartNow(input, files, inputId, traceId)
-        .catch((err: unknown) =>
-          d.o.logger.warn({ err, sessionId: d.o.emitter.sessionId }, 'admission event failed'),
-        );
-    }
     await prepare(d, spec, previous, userMessageId);
     if (inputId === undefined) {
       await writeSyntheticNotice(d.o, synthetic, {

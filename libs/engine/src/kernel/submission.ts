@@ -40,6 +40,12 @@ export type Admission =
       readonly delivery: 'startNow';
       readonly turnId: string;
       readonly done: Promise<TurnOutcome>;
+      /**
+       * Settles once the admission (`turn_steer_queued`) is stored, or rejects when it
+       * cannot be (the lease was lost, the session broke): the submission is accepted only
+       * then (R12.4, R14.3). The turn runs meanwhile.
+       */
+      readonly stored: Promise<unknown>;
     }
   | {
       readonly ok: true;

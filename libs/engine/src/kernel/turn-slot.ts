@@ -92,6 +92,10 @@ export class TurnSlot {
         if (this.#active === active) this.#active = undefined;
         this.#d.settled(spec.turnId, status, this.#active === undefined);
       });
+    // Awaiting a turn is optional (a prompt without `wait`, a queued input, a feature's
+    // turn): a failed one is on the wire and in the log, and must not be an unhandled
+    // rejection, which ends the process and every session it hosts.
+    done.catch(() => undefined);
     const active: Slot = {
       turnId: spec.turnId,
       inputId: spec.inputId,

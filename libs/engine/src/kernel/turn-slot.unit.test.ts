@@ -36,7 +36,7 @@ function slot() {
     settled: (turnId, status, idle) => settled.push({ turnId, status, idle }),
   });
   const start = (turnId: string, inputId: string | undefined = `in_${turnId}`) =>
-    turns.start({ turnId, input: 'x', files: [], inputId, traceId: 'tr', admitted: false });
+    turns.start({ turnId, input: 'x', files: [], inputId, traceId: 'tr' });
   const end = (type: 'turn_complete' | 'rewind_triggered', turnId: string | null): SessionEvent =>
     ({ ...sampleSessionEvent(type), turnId }) as SessionEvent;
   return { turns, emitted, settled, finishers, start, end };

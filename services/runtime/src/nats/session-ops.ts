@@ -189,9 +189,10 @@ async function admissionReply(
     return { ok: true, sessionId, inputId, command, result };
   }
   if (admission.delivery === 'startNow') {
-    const { turnId, done } = admission;
+    const { turnId, done, stored } = admission;
+    // Accepted once stored (R14.3): a fenced or failed admission is answered as the error.
+    await stored;
     if (!wait) {
-      done.catch(() => undefined);
       return { ok: true, sessionId, inputId: admission.inputId, delivery: 'startNow', turnId };
     }
     return { ok: true, sessionId, inputId: admission.inputId, ...(await done) };
