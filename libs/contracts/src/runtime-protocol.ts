@@ -224,6 +224,9 @@ export function isRuntimeOp(op: string): op is RuntimeOp {
  * - permissions: `unknown_permission_request` (answered twice, expired or never asked);
  * - persistence: `write_not_confirmed` (the persistence worker did not confirm a write the
  *   reply depends on, a rename, in time: the write stays queued and may still apply);
+ * - `unavailable`: a server the operation needs (Postgres, the broker) refused the connection
+ *   or did not answer in time; retry (a prompt with the same `inputId`: it is taken once);
+ *   detail `dependency` (`database` or `broker`);
  * - `internal`: anything unclassified.
  */
 export const RuntimeErrorCode = z.enum([
@@ -262,6 +265,7 @@ export const RuntimeErrorCode = z.enum([
   'invalid_goal_state',
   'unknown_permission_request',
   'write_not_confirmed',
+  'unavailable',
   'internal',
 ]);
 export type RuntimeErrorCode = z.infer<typeof RuntimeErrorCode>;

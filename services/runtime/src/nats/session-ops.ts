@@ -20,6 +20,14 @@ import {
   TreeRequest,
 } from '@agentwire/contracts';
 import { type Admission, AppendError, RuntimeError, type RuntimeSession } from '@agentwire/engine';
+import { classifyPgError } from '@agentwire/store';
+import {
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+  NoRespondersError,
+  TimeoutError,
+} from '@nats-io/transport-node';
 import { parseRequest } from './request-body.ts';
 
 /** Limits applied to operations. */
@@ -228,5 +236,28 @@ export function errorReply(err: unknown): ErrorReply {
     };
   }
   const message = err instanceof Error ? err.message : String(err);
+  const dependency = outageOf(err);
+  if (dependency !== undefined) {
+    return { ok: false, error: { code: 'unavailable', message, detail: { dependency } } };
+  }
   return { ok: false, error: { code: 'internal', message } };
+}
+
+/** nats.js errors of a broker that is away or did not answer. */
+const BROKER_OUTAGES = [
+  TimeoutError,
+  NoRespondersError,
+  ClosedConnectionError,
+  ConnectionError,
+  DrainingConnectionError,
+];
+
+/** The server `err` says was unreachable (a connection refused or lost, a timeout), if any. */
+function outageOf(err: unknown): 'database' | 'broker' | undefined {
+  if (classifyPgError(err).kind === 'connection') return 'database';
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; depth += 1) {
+    if (BROKER_OUTAGES.some((type) => e instanceof type)) return 'broker';
+    e = e.cause;
+  }
+  return undefined;
 }
