@@ -282,52 +282,64 @@ describe('followSession with a base outside the retained window (R15.1)', () => 
 });
 
 describe('followSession when its consumer drops a message (a client reset across a reconnect)', () => {
-  it('sees the skipped durable event by the Aw-Prev-Seq chain and replays it, in order, once', async () => {
-    const sid = 'skipped-durable';
-    await publishRange(nc, sid, 1, 8);
-    const real = jetstream(nc);
-    let dropped = false;
-    // The consumer's first iterator loses durable event 5 (as a reset consumer loses what it
-    // had buffered); a consumer created afterwards is the real one.
-    const js = new Proxy(real, {
-      get(target, prop, receiver) {
-        if (prop !== 'consumers') return Reflect.get(target, prop, receiver);
-        return {
-          get: async (...args: Parameters<typeof real.consumers.get>) => {
-            const consumer = await real.consumers.get(...args);
-            const consume = consumer.consume.bind(consumer);
-            return Object.assign(Object.create(consumer), {
-              consume: async (opts?: Parameters<typeof consume>[0]) => {
-                const messages = await consume(opts);
-                if (dropped) return messages;
-                const iterate = messages[Symbol.asyncIterator].bind(messages);
-                return Object.assign(Object.create(messages), {
-                  close: () => messages.close(),
-                  closed: () => messages.closed(),
-                  status: () => messages.status(),
-                  [Symbol.asyncIterator]: async function* () {
-                    for await (const m of { [Symbol.asyncIterator]: iterate }) {
-                      if (!dropped && m.headers?.get(HEADERS.sequence) === '5') {
-                        dropped = true;
-                        continue;
+  it.each([
+    [1, 'a reset consumer loses what it had buffered'],
+    [
+      3,
+      'a just-restarted NATS 2.9 server delivered a filtered consumer with a hole, twice more on reading again',
+    ],
+  ])(
+    'sees a skipped durable event by the Aw-Prev-Seq chain and reads it again, in order, once (dropped by %i consumers: %s)',
+    async (drops) => {
+      const sid = `skipped-durable-${drops}`;
+      await publishRange(nc, sid, 1, 8);
+      const real = jetstream(nc);
+      let consumers = 0;
+      let dropped = false;
+      // The first `drops` consumers lose durable event 5; a consumer created afterwards is
+      // the real one.
+      const js = new Proxy(real, {
+        get(target, prop, receiver) {
+          if (prop !== 'consumers') return Reflect.get(target, prop, receiver);
+          return {
+            get: async (...args: Parameters<typeof real.consumers.get>) => {
+              const consumer = await real.consumers.get(...args);
+              const consume = consumer.consume.bind(consumer);
+              return Object.assign(Object.create(consumer), {
+                consume: async (opts?: Parameters<typeof consume>[0]) => {
+                  const messages = await consume(opts);
+                  consumers += 1;
+                  if (consumers > drops) return messages;
+                  const iterate = messages[Symbol.asyncIterator].bind(messages);
+                  return Object.assign(Object.create(messages), {
+                    close: () => messages.close(),
+                    closed: () => messages.closed(),
+                    status: () => messages.status(),
+                    [Symbol.asyncIterator]: async function* () {
+                      for await (const m of { [Symbol.asyncIterator]: iterate }) {
+                        if (m.headers?.get(HEADERS.sequence) === '5') {
+                          dropped = true;
+                          continue;
+                        }
+                        yield m;
                       }
-                      yield m;
-                    }
-                  },
-                });
-              },
-            });
-          },
-        };
-      },
-    }) as typeof real;
-    const seen: number[] = [];
-    const follower = followSession(js, names(env.prefix), sid, { afterSequence: 0 });
-    const done = collect(follower, seen);
-    await waitUntil(() => seen.length >= 8, { what: 'all eight events' });
-    await follower.stop();
-    await done;
-    expect(dropped).toBe(true);
-    expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-  });
+                    },
+                  });
+                },
+              });
+            },
+          };
+        },
+      }) as typeof real;
+      const seen: number[] = [];
+      const follower = followSession(js, names(env.prefix), sid, { afterSequence: 0 });
+      const done = collect(follower, seen);
+      await waitUntil(() => seen.length >= 8, { what: 'all eight events' });
+      await follower.stop();
+      await done;
+      expect(dropped).toBe(true);
+      expect(consumers).toBe(drops + 1);
+      expect(seen).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    },
+  );
 });

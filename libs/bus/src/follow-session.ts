@@ -69,8 +69,11 @@ export interface SessionFollower extends AsyncIterable<SessionEvent> {
  * A base outside the retained window is not skipped over silently (R15.1,
  * docs/decisions/0103): every event's `Aw-Prev-Seq` names the session's previous
  * non-transient event, so when the next event after the last number the follower has (its
- * base, or the last event yielded) names a predecessor above that number, the stream lost
- * that predecessor (age limit, purge) and the iteration throws a {@link BusError}
+ * base, or the last event yielded) names a predecessor above that number, that predecessor
+ * was not delivered. The follower reads the stretch again from the message before it, up to
+ * three times (a consumer reset, or a just-restarted NATS 2.9 server, can deliver a filtered
+ * consumer's messages with a hole); if the predecessor is still missing, the stream lost it
+ * (age limit, purge) and the iteration throws a {@link BusError}
  * `base_expired` whose `expiredBase` holds the numbers (`isBaseExpired`). The caller
  * resynchronises from a snapshot (the projection, `asOfSeq`) and follows anew from there.
  * This holds when the session has no message left at all: the next event it publishes
@@ -96,11 +99,14 @@ export function followSession(
   let streamSequence = 0;
   let blobs: BlobStore | undefined;
   // The highest non-transient (`ev`) number met: every event's `Aw-Prev-Seq` names its
-  // durable predecessor, so one naming a higher number shows the consumer skipped a durable
-  // event it still retains (a client consumer reset across a reconnect can drop what it
-  // had buffered). The follower then replays from its base instead of going on past it.
+  // durable predecessor, so one naming a higher number shows that the predecessor was not
+  // delivered. Either the consumer skipped it (a client consumer reset across a reconnect
+  // drops what it had buffered; a NATS 2.9 server just restarted delivered a filtered
+  // consumer's messages with a hole, its delivery sequence unbroken) or the stream lost it
+  // (age limit, purge). The follower reads the stretch again, from the message before the
+  // hole, up to MAX_REREADS times at one number; only a hole that stays is `base_expired`.
   let durableMet: number | undefined;
-  let rewoundAt: number | undefined;
+  let rereads = { at: -1, count: 0 };
 
   async function* run(): AsyncGenerator<SessionEvent> {
     while (!stopped) {
@@ -117,14 +123,14 @@ export function followSession(
         yield* read(current, watch);
       } catch (error) {
         if (!(error instanceof SkippedDurable) || stopped) throw error;
-        // Replay the session's retained messages and skip what was yielded: the skipped
-        // durable event comes next, in order.
+        // Read again from the message before the hole: stream order is number order, so the
+        // missing event, if the stream holds it, comes next.
         logger.warn(
-          { after: last, missing: error.missing },
-          'consumer skipped an event; replaying',
+          { after: last, missing: error.missing, reread: rereads.count },
+          'consumer skipped an event; reading again',
         );
-        streamSequence = 0;
-        durableMet = undefined;
+        streamSequence = error.resumeAfter;
+        await new Promise((resolve) => setTimeout(resolve, REREAD_PAUSE_MS * rereads.count));
         continue;
       } finally {
         unlisten?.();
@@ -138,8 +144,9 @@ export function followSession(
     try {
       for await (const m of current) {
         watch.alive();
+        const before = streamSequence;
         streamSequence = m.seq;
-        const event = accept(m);
+        const event = accept(m, before);
         if (event !== undefined) yield m.headers?.has(BLOBS_HEADER) ? await resolved(event) : event;
       }
     } finally {
@@ -147,8 +154,11 @@ export function followSession(
     }
   }
 
-  /** The event to yield for one message, or `undefined` (a marker, a copy, garbage). */
-  function accept(m: JsMsg): SessionEvent | undefined {
+  /**
+   * The event to yield for one message, or `undefined` (a marker, a copy, garbage);
+   * `before` is the stream sequence of the message read before it.
+   */
+  function accept(m: JsMsg, before: number): SessionEvent | undefined {
     if (isFenceMarker(m.headers)) return undefined;
     const hinted = headerSequence(m.headers);
     if (hinted !== undefined && hinted <= last) {
@@ -158,14 +168,13 @@ export function followSession(
       return undefined;
     }
     const previous = headerPreviousSequence(m.headers);
-    if (previous !== undefined && durableMet !== undefined && previous > durableMet) {
-      // Once per number: a second time, the predecessor is truly gone (0103).
-      if (rewoundAt !== last) {
-        rewoundAt = last;
-        throw new SkippedDurable(previous);
+    if (previous !== undefined && previous > (durableMet ?? met)) {
+      if (rereads.at !== last) rereads = { at: last, count: 0 };
+      if (rereads.count < MAX_REREADS) {
+        rereads.count += 1;
+        throw new SkippedDurable(previous, before);
       }
-    }
-    if (previous !== undefined && previous > met) {
+      // Still missing after every reread: the stream lost it (0103).
       throw expired(sessionId, last, previous, hinted ?? sequenceInBody(m.data));
     }
     if (hinted !== undefined && n.parseEventSubject(m.subject)?.turnId === null) {
@@ -216,14 +225,22 @@ export function followSession(
   };
 }
 
-/** The consumer delivered an event whose durable predecessor it skipped. */
+/** How often a hole at one number is read again before it counts as the stream's. */
+const MAX_REREADS = 3;
+/** Pause before a reread, times the rereads so far (a restarted server settles). */
+const REREAD_PAUSE_MS = 100;
+
+/** The consumer delivered an event whose durable predecessor it did not deliver. */
 class SkippedDurable extends Error {
   override readonly name = 'SkippedDurable';
   readonly missing: number;
+  /** The stream sequence of the message read before the hole: reading resumes after it. */
+  readonly resumeAfter: number;
 
-  constructor(missing: number) {
+  constructor(missing: number, resumeAfter: number) {
     super(`the consumer skipped durable event ${missing}`);
     this.missing = missing;
+    this.resumeAfter = resumeAfter;
   }
 }
 
