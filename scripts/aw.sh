@@ -21,10 +21,11 @@ case "$task" in
   format)    exec biome format --write "$@" . ;;
   typecheck) tsc -p tsconfig.json --noEmit "$@" && exec tsc -p apps/web/tsconfig.json --noEmit "$@" ;;
   bench)     exec node bench/src/main.ts "$@" ;;
+  soak)      exec vitest run --config vitest.soak.config.ts "$@" ;;
   start)     exec node scripts/start.ts "$@" ;;
   migrate)   exec node libs/store/src/cli.ts "$@" ;;
   nats-config) exec node scripts/nats-config.ts "$@" ;;
   asyncapi)  exec node scripts/asyncapi.ts "$@" ;;
   node)      exec node "$@" ;;
-  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|start|migrate|nats-config|asyncapi|node [args]" >&2; exit 2 ;;
+  *) echo "usage: scripts/aw.sh test|test:unit|test:int|lint|format|typecheck|bench|soak|start|migrate|nats-config|asyncapi|node [args]" >&2; exit 2 ;;
 esac

@@ -88,10 +88,12 @@ export class WireDriver {
       for await (const event of follower) {
         events.push(event);
         if (event.type === 'permission_requested' && options.answer !== undefined) {
-          void this.op(sessionId, 'answer_permission', {
+          // An answer that finds no runtime (a broker restart, a takeover) is lost as a
+          // person's click would be: the request stays open, or its turn ends without it.
+          this.op(sessionId, 'answer_permission', {
             requestId: event.payload.requestId,
             decision: options.answer,
-          });
+          }).catch(() => undefined);
         }
       }
     })();
