@@ -2,6 +2,7 @@ import { setTimeout as holdFor } from 'node:timers/promises';
 import { type BusConnection, connectBus, followSession, lastSessionSequence } from '@agentwire/bus';
 import { duplicateNumbers, readSessionMessages } from '@agentwire/bus/testing';
 import { type Names, names as namesOf, SessionProjection } from '@agentwire/contracts';
+import { openSse, type SseConnection } from '@agentwire/gateway/testing';
 import { type RuntimeReply, WireDriver } from '@agentwire/runtime/testing';
 import { createDatabase } from '@agentwire/store';
 import { sql } from 'kysely';
@@ -14,13 +15,15 @@ import { ALL_FAULTS, type FaultKind, type SoakStack, startSoakStack } from './so
  * `npm test` (minutes long, and it saturates the machine on purpose).
  *
  * Settings: `SOAK_SESSIONS` (30), `SOAK_MS` (150,000: how long load and faults run),
- * `SOAK_FAULT_MS` (3,000: mean pause between faults), `SOAK_FAULTS` (comma-separated
+ * `SOAK_FAULT_MS` (3,000: mean pause between faults), `SOAK_SSE` (6: sessions with a browser tab), `SOAK_FAULTS` (comma-separated
  * {@link FaultKind}s; all by default), `SOAK_LOGS` (a directory for every process's log).
  */
 const SESSIONS = Number(process.env.SOAK_SESSIONS ?? 30);
 const LOAD_MS = Number(process.env.SOAK_MS ?? 150_000);
 const FAULT_MS = Number(process.env.SOAK_FAULT_MS ?? 3_000);
 const FAULTS = (process.env.SOAK_FAULTS?.split(',') as FaultKind[] | undefined) ?? ALL_FAULTS;
+/** Sessions that also have a browser tab on the gateway (`SOAK_SSE`, 6). */
+const SSE_SESSIONS = Number(process.env.SOAK_SSE ?? 6);
 
 /** Codes a frontend retries (the same `inputId` is taken once). */
 const RETRYABLE = new Set([
@@ -45,6 +48,8 @@ afterAll(async () => {
 interface Acked {
   readonly sessionId: string;
   readonly text: string;
+  /** `ok`, or the code of the answer that said it was taken before. */
+  readonly answer: string;
 }
 
 /** Tallies of every answer that was not `ok`, by operation and code. */
@@ -80,11 +85,14 @@ async function sessionLoop(
   acked: Map<string, Acked>,
   renames: Map<string, string>,
   followerEnds: string[],
+  tabs: Map<string, ReturnType<typeof sseFollower>>,
+  gatewayUrl: string,
 ): Promise<string | undefined> {
   const opened = await untilOk('open', () => client.open());
   if (opened === undefined || !opened.ok) return undefined;
   const sid = String(opened.sessionId);
   const follow = client.follow(sid, 0, { answer: 'allow' });
+  if (k < SSE_SESSIONS) tabs.set(sid, sseFollower(gatewayUrl, sid));
   for (let i = 1; Date.now() < until; i += 1) {
     if (i === 3 || i === 7) {
       const title = `renamed ${k}.${i}`;
@@ -96,13 +104,61 @@ async function sessionLoop(
     const text = `${i % 4 === 0 ? '[scenario:two_tools] ' : ''}soak ${k} #${i}`;
     const inputId = `in-${k}-${i}`;
     const body = { text, inputId };
-    if (await untilOk('prompt', () => client.op(sid, 'prompt', body, 10_000))) {
-      acked.set(inputId, { sessionId: sid, text });
+    const reply = await untilOk('prompt', () => client.op(sid, 'prompt', body, 10_000));
+    if (reply !== undefined) {
+      acked.set(inputId, { sessionId: sid, text, answer: reply.ok ? 'ok' : reply.error.code });
     }
     await holdFor(200 + Math.random() * 1_500);
   }
   await follow.stop().catch((err: unknown) => followerEnds.push(`${sid}: ${String(err)}`));
   return sid;
+}
+
+/**
+ * A browser tab on the gateway: an event stream that reconnects after its last number each
+ * time the gateway goes away, noting every number it was shown and every frame that was not
+ * events (a snapshot here means the gateway thought the base expired).
+ */
+function sseFollower(gatewayUrl: string, sid: string) {
+  const seen: number[] = [];
+  const unusual: string[] = [];
+  let stopped = false;
+  let current: SseConnection | undefined;
+  const last = () => seen.at(-1) ?? 0;
+  const done = (async () => {
+    while (!stopped) {
+      try {
+        current = await openSse(`${gatewayUrl}/sessions/${sid}/events?after=${last()}`);
+        if (current.status !== 200) unusual.push(`status ${current.status}`);
+        let read = 0;
+        const pump = () => {
+          const readings = current?.readings ?? [];
+          for (; read < readings.length; read += 1) {
+            const r = readings[read];
+            if (r?.kind === 'events') seen.push(...r.events.map((e) => e.sequenceNumber));
+            else if (r !== undefined && r.kind !== 'dropped') unusual.push(r.kind);
+          }
+        };
+        const ticker = setInterval(pump, 50);
+        await current.ended.catch(() => undefined);
+        clearInterval(ticker);
+        pump();
+      } catch {
+        // The gateway is down: try again.
+      }
+      if (!stopped) await holdFor(300);
+    }
+  })();
+  return {
+    seen,
+    unusual,
+    last,
+    async stop() {
+      stopped = true;
+      current?.abort();
+      await done;
+    },
+  };
 }
 
 /** Each retained message's number, `Aw-Prev-Seq` and stream position, headers only. */
@@ -179,6 +235,44 @@ async function sessionProblems(
   return problems.map((p) => `${sid}: ${p}`);
 }
 
+/**
+ * What a browser tab missed or was shown twice: every number it was shown once and in
+ * order, every retained one among them (transient ones it saw live may be evicted since).
+ */
+async function tabProblems(
+  b: BusConnection,
+  n: Names,
+  sid: string,
+  tab: ReturnType<typeof sseFollower>,
+): Promise<string[]> {
+  const last = (await lastSessionSequence(b.jsm, n, sid))?.sequenceNumber ?? 0;
+  const deadline = Date.now() + 60_000;
+  while (tab.last() < last && Date.now() < deadline) await holdFor(200);
+  await tab.stop();
+  const problems: string[] = [];
+  if (tab.last() < last) problems.push(`the tab is at ${tab.last()}, the stream at ${last}`);
+  const twice = tab.seen.filter((s, i) => i > 0 && s <= (tab.seen[i - 1] ?? 0));
+  if (twice.length > 0)
+    problems.push(`the tab was shown ${twice.length} numbers again: ${twice.slice(0, 5)}`);
+  const shown = new Set(tab.seen);
+  const missed = (await chainOf(b, n, sid)).filter((c) => !shown.has(c.seq));
+  if (missed.length > 0)
+    problems.push(`the tab missed ${missed.length}: ${missed.slice(0, 5).map((c) => c.seq)}`);
+  if (tab.unusual.length > 0) problems.push(`the tab got ${tab.unusual.slice(0, 5)}`);
+  return problems.map((p) => `${sid} (tab): ${p}`);
+}
+
+/** The events of `sid` that name `inputId`, as `number:type`, for a problem's report. */
+async function streamOf(b: BusConnection, n: Names, sid: string, inputId: string) {
+  const messages = await readSessionMessages(b.js, n, sid);
+  const naming = messages.flatMap((m) =>
+    m.event !== undefined && JSON.stringify(m.event.payload).includes(`"${inputId}"`)
+      ? [`${m.event.sequenceNumber}:${m.event.type}`]
+      : [],
+  );
+  return naming.length === 0 ? 'nothing' : naming.join(' ');
+}
+
 /** Every acknowledged prompt: a terminal ledger row; in the transcript once when promoted. */
 async function inputProblems(
   db: ReturnType<typeof createDatabase>,
@@ -192,10 +286,10 @@ async function inputProblems(
     where m.role = 'user' and p.type = 'text' group by 1`.execute(db);
   const inTranscript = new Map(texts.rows.map((r) => [r.text, r.n]));
   const problems: string[] = [];
-  for (const [inputId, { text }] of acked) {
+  for (const [inputId, { text, answer }] of acked) {
     const s = status.get(inputId);
     const copies = inTranscript.get(text) ?? 0;
-    if (s === undefined) problems.push(`${inputId}: acknowledged, no ledger row`);
+    if (s === undefined) problems.push(`${inputId}: acknowledged (${answer}), no ledger row`);
     else if (s === 'admitted') problems.push(`${inputId}: still admitted`);
     if (copies > 1) problems.push(`${inputId}: in the transcript ${copies} times`);
     if (s === 'promoted' && copies !== 1) problems.push(`${inputId}: promoted, ${copies} copies`);
@@ -211,6 +305,8 @@ it('chaos soak: faults at load lose nothing acknowledged, crash nothing, and eve
   const acked = new Map<string, Acked>();
   const renames = new Map<string, string>();
   const followerEnds: string[] = [];
+  const tabs = new Map<string, ReturnType<typeof sseFollower>>();
+  const gatewayUrl = stack.gatewayUrl;
   const until = Date.now() + LOAD_MS;
 
   const chaos = (async () => {
@@ -222,7 +318,7 @@ it('chaos soak: faults at load lose nothing acknowledged, crash nothing, and eve
   })();
   const sids = await Promise.all(
     Array.from({ length: SESSIONS }, (_, k) =>
-      sessionLoop(client, k, until, acked, renames, followerEnds),
+      sessionLoop(client, k, until, acked, renames, followerEnds, tabs, gatewayUrl),
     ),
   );
   await chaos;
@@ -244,6 +340,14 @@ it('chaos soak: faults at load lose nothing acknowledged, crash nothing, and eve
     for (const sid of sids) {
       if (sid !== undefined)
         problems.push(...(await sessionProblems(bus, n, db, sid, renames.get(sid))));
+    }
+    for (const [sid, tab] of tabs) problems.push(...(await tabProblems(bus, n, sid, tab)));
+    for (const [inputId, a] of acked) {
+      if (problems.some((p) => p.startsWith(`${inputId}:`))) {
+        problems.push(
+          `${inputId}: the stream says ${await streamOf(bus, n, a.sessionId, inputId)}`,
+        );
+      }
     }
     console.error(`[soak] problems: ${problems.length}\n${problems.slice(0, 40).join('\n')}`);
     expect(stack.crashes).toEqual([]);

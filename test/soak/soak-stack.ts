@@ -6,6 +6,7 @@ import { setTimeout as holdFor } from 'node:timers/promises';
 import { SERVICE_MAINS, type ServiceProcess } from '@agentwire/runtime/testing';
 import {
   createTestEnvironment,
+  freePort,
   type NatsServerProcess,
   restartPostgres,
   startNatsServer,
@@ -13,7 +14,7 @@ import {
   type TestEnvironment,
 } from '@agentwire/testing';
 
-/** The services of a soak, by name: two runtimes, two workers, a projection, a sidecar. */
+/** The services of a soak, by name: two runtimes, two workers, a projection, a sidecar, a gateway. */
 const SERVICES = {
   rtA: 'runtime',
   rtB: 'runtime',
@@ -21,6 +22,7 @@ const SERVICES = {
   w2: 'persistenceWorker',
   projection: 'projection',
   sidecar: 'titleSidecar',
+  gateway: 'gateway',
 } as const;
 type ServiceName = keyof typeof SERVICES;
 
@@ -29,6 +31,7 @@ const READY: Record<(typeof SERVICES)[ServiceName], string> = {
   persistenceWorker: 'persistence-worker started',
   projection: 'projection http listening',
   titleSidecar: 'title sidecar serving',
+  gateway: 'gateway http listening',
 };
 
 /**
@@ -39,6 +42,8 @@ const READY: Record<(typeof SERVICES)[ServiceName], string> = {
 export interface SoakStack {
   readonly env: TestEnvironment;
   readonly nats: NatsServerProcess;
+  /** `http://127.0.0.1:<port>` of the gateway: the same port after each restart. */
+  readonly gatewayUrl: string;
   /** Lines a fault logged, and processes that exited although no fault killed them. */
   readonly faults: string[];
   readonly crashes: string[];
@@ -59,6 +64,7 @@ export type FaultKind =
   | 'stop_worker'
   | 'kill_projection'
   | 'kill_sidecar'
+  | 'kill_gateway'
   | 'restart_postgres'
   | 'restart_broker';
 
@@ -69,6 +75,7 @@ export const ALL_FAULTS: readonly FaultKind[] = [
   'stop_worker',
   'kill_projection',
   'kill_sidecar',
+  'kill_gateway',
   'restart_postgres',
   'restart_broker',
 ];
@@ -85,6 +92,7 @@ export async function startSoakStack(options: {
   const workspace = await mkdtemp(path.join(tmpdir(), 'aw-soak-ws-'));
   await writeFile(path.join(workspace, 'README.md'), '# soak workspace\n');
   const common = { NATS_URL: nats.url, DATABASE_URL: env.databaseUrl, AW_PREFIX: env.prefix };
+  const gatewayPort = await freePort();
   const live = new Map<ServiceName, ServiceProcess>();
   const every: [ServiceName, ServiceProcess][] = [];
   const killed = new Set<ServiceProcess>();
@@ -105,7 +113,9 @@ export async function startSoakStack(options: {
           }
         : kind === 'projection'
           ? { HTTP_PORT: '0' }
-          : {};
+          : kind === 'gateway'
+            ? { HTTP_PORT: String(gatewayPort), AW_GATEWAY_RATE_LIMIT: '1000000' }
+            : {};
     const proc = await startServiceProcess(
       SERVICE_MAINS[kind],
       { ...common, ...extra },
@@ -143,6 +153,7 @@ export async function startSoakStack(options: {
     stop_worker: () => pause(pick(['w1', 'w2'] as const), 3_000),
     kill_projection: () => kill('projection'),
     kill_sidecar: () => kill('sidecar'),
+    kill_gateway: () => kill('gateway'),
     restart_postgres: async () => {
       note('Postgres restart');
       await restartPostgres(env);
@@ -160,6 +171,7 @@ export async function startSoakStack(options: {
   return {
     env,
     nats,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
     faults,
     crashes,
     async injectFault(kinds) {
