@@ -323,6 +323,12 @@ it('chaos soak: faults at load lose nothing acknowledged, crash nothing, and eve
   );
   await chaos;
   stack.quiet();
+  // Every frontend comes back once, as a person reopens a session: a session whose owner a
+  // fault killed, with inputs queued, is resumed now, and its leftovers end (R14.2). Nobody
+  // touched it since, so until now it had no owner to end them.
+  for (const sid of sids) {
+    if (sid !== undefined) await untilOk('reopen', () => client.open(sid));
+  }
   console.error(`[soak] faults:\n${stack.faults.join('\n')}`);
   console.error(
     `[soak] ${acked.size} prompts acknowledged; refusals ${JSON.stringify([...refusals])}`,
