@@ -10,8 +10,11 @@ afterEach(() => {
   rejections.length = 0;
 });
 
-/** Lets the process notice a rejection nobody handled (Node checks after the microtasks). */
-const aTurnOfTheLoop = () => new Promise((resolve) => setTimeout(resolve, 20));
+/**
+ * One turn of the event loop: Node reports a rejection nobody handled once the microtasks
+ * of the current task are done, before any `setImmediate` callback runs. No clock involved.
+ */
+const aTurnOfTheLoop = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * A queued input that nobody waits for (a prompt without `wait`) starts its turn later; when
